@@ -1,0 +1,260 @@
+"""Layered, strict configuration: defaults <- config.json <- environment <- command-line flags.
+
+Each section is a dataclass; the loader checks every key and type against the dataclass fields, so an
+unknown key or a wrong type is a `ConfigError` that names the key and the file it came from.
+Per-model quirks belong in config data (profiles), never in code branches on model names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
+
+
+class ConfigError(Exception):
+    """Bad configuration; the message names the key and where it came from. Exit code 2."""
+
+
+@dataclass
+class VllmConfig:
+    base_url: str = "http://localhost:8000/v1"
+    api_key: str = "EMPTY"
+    model: str = "auto"  # "auto": the first model listed by GET /v1/models
+    enable_function_calling: bool = True
+    tool_choice: str = "auto"  # auto | none | required | a tool name
+    temperature: float | None = None  # None: the server's / model's default
+    max_tokens: int | None = None  # None: fit the remaining context window
+    timeout: float = 600.0  # seconds for one request (prefill on a busy GPU can be slow)
+    connect_timeout: float = 5.0
+    context_window: int | None = None  # overrides max_model_len from /v1/models
+
+
+@dataclass
+class AgentConfig:
+    max_iterations: int = 50
+    approval: ApprovalMode = "auto-edit"
+    debug: bool = False
+    max_malformed_replies: int = 3
+
+
+@dataclass
+class SystemPromptConfig:
+    role: str = "You are vLLM Bot, an autonomous coding agent working in the user's repository."
+    template: str = "system.yaml"  # a file in prompts/
+
+
+@dataclass
+class ToolsConfig:
+    allowed_paths: list[str] = field(default_factory=list)
+    exec_timeout: int = 120
+    exec_max_timeout: int = 600
+    output_limit: int = 30000  # characters of tool output the model sees (head + tail)
+
+
+@dataclass
+class Config:
+    vllm: VllmConfig = field(default_factory=VllmConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    system_prompt: SystemPromptConfig = field(default_factory=SystemPromptConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
+    source: str = field(default="defaults", compare=False)  # where the file layer came from
+
+
+ENV_KEYS = {
+    "VLLM_BASE_URL": "vllm.base_url",
+    "VLLM_API_KEY": "vllm.api_key",
+    "VLLM_MODEL": "vllm.model",
+    "DEBUG": "agent.debug",
+}
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def default_config_path() -> Path:
+    """`config.json` next to cli.py in a checkout; the user's config dir for an installed package."""
+    checkout = Path(__file__).resolve().parents[2] / "config.json"
+    if checkout.is_file():
+        return checkout
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "vllm-bot" / "config.json"
+
+
+def load_config(
+    path: str | Path | None = None,
+    env: typing.Mapping[str, str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Config:
+    """Build the effective config. `path=None` uses the default file if it exists; an explicit path
+    must exist. `overrides` maps dotted keys ("vllm.model") to values from command-line flags."""
+    cfg = Config()
+    explicit = path is not None
+    file_path = Path(path) if path is not None else default_config_path()
+    if file_path.is_file():
+        apply_mapping(cfg, _read_json(file_path), str(file_path))
+        cfg.source = str(file_path)
+    elif explicit:
+        raise ConfigError(f"config file {file_path} does not exist")
+    env = os.environ if env is None else env
+    for var, key in ENV_KEYS.items():
+        if var in env:
+            set_key(cfg, key, _from_env(cfg, key, env[var], var), f"environment variable {var}")
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            set_key(cfg, key, value, "command line")
+    return cfg
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read ({e.strerror})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a JSON object")
+    return data
+
+
+def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "") -> None:
+    """Merge a nested mapping into dataclass `obj`, checking keys and types."""
+    fields = {f.name: f for f in dataclasses.fields(obj) if f.compare}
+    hints = typing.get_type_hints(type(obj))
+    for key, value in data.items():
+        dotted = prefix + key
+        if key not in fields:
+            hint = difflib.get_close_matches(key, list(fields), n=1)
+            suggestion = f" (did you mean '{prefix}{hint[0]}'?)" if hint else ""
+            raise ConfigError(f"{source}: unknown key '{dotted}'{suggestion}")
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current) and not isinstance(current, type):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: '{dotted}' must be an object, got {_describe(value)}")
+            apply_mapping(current, value, source, dotted + ".")
+        else:
+            setattr(obj, key, coerce(value, hints[key], dotted, source))
+
+
+def set_key(cfg: Config, dotted: str, value: Any, source: str) -> None:
+    """Set one dotted key with the same checks as the file layer."""
+    *parents, last = dotted.split(".")
+    data: dict[str, Any] = {last: value}
+    for part in reversed(parents):
+        data = {part: data}
+    apply_mapping(cfg, data, source)
+
+
+def coerce(value: Any, tp: Any, key: str, source: str) -> Any:
+    """Check `value` against type `tp`; return it (ints are accepted where floats are expected)."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        errors = []
+        for arg in args:
+            try:
+                return coerce(value, arg, key, source)
+            except ConfigError as e:
+                errors.append(e)
+        raise ConfigError(f"{source}: '{key}' must be {_type_name(tp)}, got {_describe(value)}")
+    if tp is type(None):
+        if value is None:
+            return None
+    elif origin is Literal:
+        if value in args:
+            return value
+        choices = ", ".join(repr(a) for a in args)
+        raise ConfigError(f"{source}: '{key}' must be one of {choices}, got {_describe(value)}")
+    elif tp is bool:
+        if isinstance(value, bool):
+            return value
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif tp is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif tp is str:
+        if isinstance(value, str):
+            return value
+    elif origin is list:
+        if isinstance(value, list):
+            return [coerce(v, args[0], f"{key}[{i}]", source) for i, v in enumerate(value)]
+    elif origin is dict:
+        if isinstance(value, dict):
+            return {k: _coerce_item(v, args[1], f"{key}.{k}", source) for k, v in value.items()}
+    elif tp is Any:
+        return value
+    elif dataclasses.is_dataclass(tp):
+        return _coerce_item(value, tp, key, source)
+    raise ConfigError(f"{source}: '{key}' must be {_type_name(tp)}, got {_describe(value)}")
+
+
+def _coerce_item(value: Any, tp: Any, key: str, source: str) -> Any:
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{source}: '{key}' must be an object, got {_describe(value)}")
+        item = tp()
+        apply_mapping(item, value, source, key + ".")
+        return item
+    return coerce(value, tp, key, source)
+
+
+def _from_env(cfg: Config, key: str, raw: str, var: str) -> Any:
+    section, name = key.split(".")
+    tp = typing.get_type_hints(type(getattr(cfg, section)))[name]
+    if tp is bool:
+        if raw.strip().lower() in _TRUE:
+            return True
+        if raw.strip().lower() in _FALSE:
+            return False
+        raise ConfigError(f"environment variable {var}: must be 1/0 or true/false, got {raw!r}")
+    return raw
+
+
+def _type_name(tp: Any) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+    if tp in names:
+        return names[tp]
+    if tp is type(None):
+        return "null"
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    if origin is list:
+        return f"a list of {_type_name(typing.get_args(tp)[0]).removeprefix('a ').removeprefix('an ')}s"
+    if origin is dict or dataclasses.is_dataclass(tp):
+        return "an object"
+    return str(tp)
+
+
+def _describe(value: Any) -> str:
+    kind = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+    shown = json.dumps(value)[:60] if not isinstance(value, (dict, list)) else ""
+    return f"{kind} {shown}".strip()
+
+
+def to_dict(cfg: Config) -> dict[str, Any]:
+    """The effective config as plain data, with the API key redacted."""
+    data = dataclasses.asdict(cfg)
+    data.pop("source", None)
+    if data["vllm"].get("api_key") not in (None, "", "EMPTY"):
+        data["vllm"]["api_key"] = "***"
+    return data

@@ -1,0 +1,28 @@
+"""The agent's own state: `.vllm-bot/` inside the workspace and a per-user state dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+STATE_DIR_NAME = ".vllm-bot"
+
+
+def workspace_state_dir(workspace: Path, create: bool = True) -> Path:
+    """`<workspace>/.vllm-bot/`, which ignores its own contents so `git status` stays clean."""
+    path = workspace / STATE_DIR_NAME
+    if create:
+        path.mkdir(exist_ok=True)
+        ignore = path / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# written by vllm-bot: keep the agent's state out of git\n*\n")
+    return path
+
+
+def user_state_dir(create: bool = True) -> Path:
+    """Per-user state (server capability cache, ...): $XDG_STATE_HOME/vllm-bot."""
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    path = base / "vllm-bot"
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
+    return path

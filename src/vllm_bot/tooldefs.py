@@ -1,0 +1,90 @@
+"""TOOL_DEFINITIONS: the single source of truth for the built-in tools (OpenAI tool format).
+
+The function-calling payload, the text-mode listing in the system prompt, argument validation and
+`/tools` help are all derived from this list. Descriptions are short on purpose: every token is
+sent with every request to a model with a small context window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+TOOL_DEFINITIONS: list[dict[str, Any]] = [
+    _tool(
+        "read",
+        "Read a text file with numbered lines, or list a directory.",
+        {
+            "path": {"type": "string", "description": "File or directory, relative to the workspace."},
+            "offset": {"type": "integer", "description": "First line to show (1-based).", "minimum": 1},
+            "limit": {"type": "integer", "description": "Number of lines (default 2000).", "minimum": 1},
+        },
+        ["path"],
+    ),
+    _tool(
+        "write",
+        "Create or overwrite a file with the given content.",
+        {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "content": {"type": "string", "description": "The complete new file content."},
+        },
+        ["path", "content"],
+    ),
+    _tool(
+        "edit",
+        "Replace exact text in a file. oldText must match the file exactly, including indentation, "
+        "and be unique unless replace_all is true.",
+        {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "oldText": {"type": "string", "description": "Exact text to find."},
+            "newText": {"type": "string", "description": "Replacement text."},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence."},
+        },
+        ["path", "oldText", "newText"],
+    ),
+    _tool(
+        "exec",
+        "Run a shell command in the workspace and return its output and exit code.",
+        {
+            "command": {"type": "string", "description": "The shell command."},
+            "timeout": {"type": "integer", "description": "Seconds before it is killed.", "minimum": 1},
+        },
+        ["command"],
+    ),
+]
+
+
+def tool_names(definitions: list[dict[str, Any]]) -> list[str]:
+    return [d["function"]["name"] for d in definitions]
+
+
+def find_definition(definitions: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    for d in definitions:
+        if d["function"]["name"] == name:
+            return d
+    return None
+
+
+def signature(definition: dict[str, Any]) -> str:
+    """`read(path, offset?, limit?)`: the compact form used in prompts and help."""
+    fn = definition["function"]
+    params = fn.get("parameters") or {}
+    required = set(params.get("required") or [])
+    parts = [p if p in required else p + "?" for p in (params.get("properties") or {})]
+    return f"{fn['name']}({', '.join(parts)})"
