@@ -1,2 +1,143 @@
-def main() -> int:
-    return 0
+"""Command line: parse arguments, load config, wire the parts together and run.
+
+Flags, sub-commands and exit codes here are a contract relied on by users' scripts: add, never rename.
+Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopped by a limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
+
+DESCRIPTION = "vLLM Bot: an autonomous coding agent for local models served by vLLM."
+EPILOG = """exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
+2 usage or config error, 3 stopped by a limit (iterations, loop guard, context).
+
+examples:
+  python cli.py                                  interactive session in this directory
+  python cli.py -p "fix the failing test"        one task, headless; the answer goes to stdout
+  python cli.py -p - < task.txt                  read the task from stdin
+"""
+
+
+def connection_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags shared by a task and the sub-commands that talk to the server."""
+    parser.add_argument("--base-url", help="vLLM server URL (default http://localhost:8000/v1)")
+    parser.add_argument("--model", help='served model name ("auto": the first one the server lists)')
+    parser.add_argument("--api-key", help="API key the server was started with (--api-key)")
+    parser.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
+    parser.add_argument(
+        "--workspace", metavar="DIR", help="the project directory (default: current directory)"
+    )
+    parser.add_argument("--debug", action="store_true", default=None, help="log each step and keep a trace")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vllm-bot",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-p", "--prompt", metavar="TASK", help='run one task headless and exit ("-" reads stdin)'
+    )
+    connection_flags(parser)
+    fc = parser.add_mutually_exclusive_group()
+    fc.add_argument(
+        "--function-calling",
+        dest="function_calling",
+        action="store_true",
+        default=None,
+        help="send tools through native function calling (default)",
+    )
+    fc.add_argument(
+        "--no-function-calling",
+        dest="function_calling",
+        action="store_false",
+        help="use the text tool protocol (TOOL_CALL: blocks) only",
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="approve every tool call (approval mode full-auto)"
+    )
+    parser.add_argument(
+        "--max-iterations", type=int, metavar="N", help="stop after N model requests per task"
+    )
+    parser.add_argument("--version", action="version", version=f"vllm-bot {__version__}")
+    return parser
+
+
+def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "vllm.base_url": getattr(args, "base_url", None),
+        "vllm.model": getattr(args, "model", None),
+        "vllm.api_key": getattr(args, "api_key", None),
+        "vllm.enable_function_calling": getattr(args, "function_calling", None),
+        "agent.max_iterations": getattr(args, "max_iterations", None),
+        "agent.debug": getattr(args, "debug", None),
+        "agent.approval": "full-auto" if getattr(args, "yes", False) else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from .config import ConfigError, load_config
+    from .errors import UserFacingError
+    from .prompts import PromptError
+
+    try:
+        config = load_config(args.config, overrides=overrides_from(args))
+        workspace = resolve_workspace(args.workspace)
+        task = read_task(args.prompt)
+    except (ConfigError, PromptError, UsageError) as e:
+        print(f"vllm-bot: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    from .session import Session
+
+    try:
+        session = Session(config, workspace, headless=task is not None)
+        if task is not None:
+            return session.run_headless(task)
+        return session.run_interactive()
+    except (ConfigError, PromptError) as e:
+        print(f"vllm-bot: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except UserFacingError as e:
+        print(f"vllm-bot: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("\nvllm-bot: interrupted", file=sys.stderr)
+        return EXIT_LIMIT if task is not None else 0
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit 2)."""
+
+
+def resolve_workspace(value: str | None) -> Path:
+    path = Path(value).expanduser() if value else Path.cwd()
+    if not path.is_dir():
+        raise UsageError(f"workspace {path} is not a directory")
+    return path.resolve()
+
+
+def read_task(value: str | None) -> str | None:
+    if value is None:
+        return None
+    task = sys.stdin.read() if value == "-" else value
+    if not task.strip():
+        raise UsageError("the task is empty (-p TASK, or -p - with the task on stdin)")
+    return task
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["EXIT_RUNTIME", "build_parser", "main"]

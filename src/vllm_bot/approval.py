@@ -1,0 +1,59 @@
+"""The approval gate: policy.decide (pure) plus the front end's confirm prompt (I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .calls import ToolCall, ToolResult, error_result
+from .policy import Grants, decide
+
+
+@dataclass
+class Answer:
+    approved: bool
+    always: bool = False  # approve this tool for the rest of the session
+    message: str | None = None  # a sentence for the model when refused
+
+
+Confirm = Callable[[ToolCall, str | None, str], Answer]  # (call, preview, reason) -> Answer
+
+
+class ApprovalGate:
+    """Callable gate for the loop: None to run the call, an error result when it is refused."""
+
+    def __init__(
+        self,
+        mode: str,
+        confirm: Confirm | None,
+        *,
+        preview: Callable[[str, dict[str, Any]], str | None] | None = None,
+        sandboxed: bool = True,
+    ) -> None:
+        self.mode = mode
+        self.confirm = confirm  # None: nobody to ask (headless without --yes)
+        self.preview = preview
+        self.sandboxed = sandboxed
+        self.grants = Grants()
+
+    def __call__(self, call: ToolCall) -> ToolResult | None:
+        verdict = decide(call, self.mode, self.grants, sandboxed=self.sandboxed)
+        if verdict.decision == "allow":
+            return None
+        if verdict.decision == "deny":
+            return error_result(call, f"refused by policy: {verdict.reason}. Do not retry this call.")
+        if self.confirm is None:
+            return error_result(
+                call,
+                f"not run: {verdict.reason}, and nobody can approve it in this headless run (the user can "
+                "re-run with --yes). Continue without it, or finish and explain what is left to do.",
+            )
+        preview = self.preview(call.name, call.arguments) if self.preview else None
+        answer = self.confirm(call, preview, verdict.reason)
+        if answer.approved:
+            if answer.always:
+                self.grants.tools.add(call.name)
+            return None
+        note = f" The user said: {answer.message}" if answer.message else ""
+        return error_result(call, f"the user declined this {call.name} call.{note}")

@@ -1,0 +1,148 @@
+"""The agent loop: ask the model, run every call in order, append the results, repeat.
+
+It stops when a reply has no tool calls (that reply is the answer) or a limit is reached. It imports
+no SDK, UI or git code: the model client, the tool executor, the approval gate and the event
+consumers are handed in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .calls import AssistantTurn, ToolCall, ToolResult, Usage, error_result
+from .config import AgentConfig
+from .conversation import Conversation
+from .dispatch import check_call
+from .errors import EXIT_LIMIT, EXIT_OK
+from .events import (
+    Emit,
+    IterationStarted,
+    Notice,
+    TaskFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+    UsageReported,
+)
+
+
+class Client(Protocol):
+    def complete(
+        self, conversation: Conversation, definitions: list[dict[str, Any]], emit: Emit
+    ) -> AssistantTurn: ...
+
+    @property
+    def context_window(self) -> int | None: ...
+
+
+class Executor(Protocol):
+    definitions: list[dict[str, Any]]
+
+    def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult: ...
+
+    def preview(self, name: str, args: dict[str, Any]) -> str | None: ...
+
+
+Gate = Callable[[ToolCall], ToolResult | None]  # None: run it; a result: refused (and why)
+
+
+@dataclass
+class Outcome:
+    reason: str
+    answer: str
+    exit_code: int
+    iterations: int
+
+
+def allow_all(call: ToolCall) -> ToolResult | None:
+    return None
+
+
+class Agent:
+    def __init__(
+        self,
+        client: Client,
+        executor: Executor,
+        config: AgentConfig,
+        emit: Emit,
+        *,
+        gate: Gate = allow_all,
+        conversation: Conversation | None = None,
+    ) -> None:
+        self.client = client
+        self.executor = executor
+        self.config = config
+        self.emit = emit
+        self.gate = gate
+        self.conversation = conversation or Conversation()
+        self.usage = Usage()
+
+    def run(self, task: str) -> Outcome:
+        """Work on one user message until the model answers without tool calls or a limit stops it."""
+        self.conversation.add_user(task)
+        malformed_streak = 0
+        limit = self.config.max_iterations
+        for iteration in range(1, limit + 1):
+            self.emit(IterationStarted(iteration, limit))
+            started = time.monotonic()
+            turn = self.client.complete(self.conversation, self.executor.definitions, self.emit)
+            self.conversation.add_turn(turn)
+            self._account(turn, time.monotonic() - started)
+            if not turn.tool_calls:
+                return self._finish("done", turn.content, EXIT_OK, iteration)
+            results, problems = self._run_calls(turn.tool_calls)
+            self.conversation.add_results(results, turn.via)
+            malformed_streak = malformed_streak + 1 if problems else 0
+            if malformed_streak >= self.config.max_malformed_replies:
+                message = (
+                    f"Stopped: the model sent {malformed_streak} malformed tool calls in a row "
+                    f"(last problem: {problems[-1]}). A model or server with native tool calling may do "
+                    "better; `python cli.py doctor` checks the server."
+                )
+                return self._finish("malformed", message, EXIT_LIMIT, iteration)
+        message = (
+            f"Stopped after {limit} iterations without a final answer (agent.max_iterations; "
+            "raise it with --max-iterations N)."
+        )
+        return self._finish("max_iterations", message, EXIT_LIMIT, limit)
+
+    def _run_calls(self, calls: list[ToolCall]) -> tuple[list[ToolResult], list[str]]:
+        """Run every call in order; exactly one result per call. Returns (results, malformed problems)."""
+        results: list[ToolResult] = []
+        problems: list[str] = []
+        for call in calls:
+            problem = check_call(call, self.executor.definitions)
+            if problem is not None:
+                problems.append(problem)
+                result = error_result(call, problem)
+                self.emit(ToolCallFinished(call, result, 0.0))
+            else:
+                result = self._run_one(call)
+            results.append(result)
+        return results, problems
+
+    def _run_one(self, call: ToolCall) -> ToolResult:
+        refused = self.gate(call)
+        if refused is not None:
+            self.emit(ToolCallFinished(call, refused, 0.0))
+            return refused
+        self.emit(ToolCallStarted(call))
+        started = time.monotonic()
+        result = self.executor.execute_call(call, on_output=lambda text: self.emit(ToolOutput(call.id, text)))
+        self.emit(ToolCallFinished(call, result, time.monotonic() - started))
+        return result
+
+    def _account(self, turn: AssistantTurn, seconds: float) -> None:
+        if turn.usage is None:
+            return
+        self.usage.add(turn.usage)
+        self.emit(UsageReported(turn.usage, self.usage, seconds, self.client.context_window))
+
+    def _finish(self, reason: str, answer: str, code: int, iterations: int) -> Outcome:
+        if code != EXIT_OK:
+            self.emit(Notice("error", answer))
+        self.emit(TaskFinished(reason, answer, code, iterations, self.usage))
+        return Outcome(reason, answer, code, iterations)

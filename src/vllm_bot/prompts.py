@@ -1,0 +1,78 @@
+"""System prompt rendering from prompts/*.yaml (strict: a missing variable is an error)."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+from typing import Any
+
+from .tooldefs import signature
+
+
+class PromptError(Exception):
+    """A prompt file is missing, malformed, or uses an undefined variable (a user-facing error)."""
+
+
+def prompts_dir() -> Path:
+    """`prompts/` in a checkout, or the copy shipped inside the installed package."""
+    installed = Path(__file__).resolve().parent / "prompts"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[2] / "prompts"
+
+
+def load_template(name: str) -> dict[str, str]:
+    import yaml
+
+    path = Path(name) if Path(name).is_absolute() else prompts_dir() / name
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise PromptError(f"prompt file {path} cannot be read ({e.strerror})") from None
+    except yaml.YAMLError as e:
+        raise PromptError(f"prompt file {path} is not valid YAML: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("system"), str):
+        raise PromptError(f"prompt file {path} must define a 'system' string")
+    return {k: v for k, v in data.items() if isinstance(v, str)}
+
+
+def render(template: str, variables: dict[str, Any], source: str = "prompt") -> str:
+    try:
+        return string.Template(template).substitute(variables)
+    except KeyError as e:
+        raise PromptError(f"{source}: variable ${{{e.args[0]}}} is not defined") from None
+    except ValueError as e:
+        raise PromptError(f"{source}: {e}") from None
+
+
+def tool_listing(definitions: list[dict[str, Any]]) -> str:
+    """One Markdown line per tool: `- **read(path, offset?, limit?)**: description. offset: ...`."""
+    lines = []
+    for d in definitions:
+        fn = d["function"]
+        params = (fn.get("parameters") or {}).get("properties") or {}
+        notes = [
+            f"{p}: {s['description']}" for p, s in params.items() if p != "path" and s.get("description")
+        ]
+        line = f"- **{signature(d)}**: {fn.get('description', '').strip()}"
+        lines.append(line + (" " + " ".join(notes) if notes else ""))
+    return "\n".join(lines)
+
+
+def system_prompt(
+    template_name: str,
+    *,
+    role: str,
+    workspace: str,
+    definitions: list[dict[str, Any]],
+    text_mode: bool,
+) -> str:
+    """The system prompt for one request; the text-mode tool sections only when `text_mode`."""
+    parts = load_template(template_name)
+    variables = {"role": role, "workspace": workspace, "tool_list": tool_listing(definitions)}
+    text = render(parts["system"], variables, f"{template_name}: system")
+    if text_mode:
+        if "text_tools" not in parts:
+            raise PromptError(f"prompt file {template_name} must define 'text_tools' for text mode")
+        text += render(parts["text_tools"], variables, f"{template_name}: text_tools")
+    return text.rstrip() + "\n"

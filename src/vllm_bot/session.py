@@ -1,0 +1,125 @@
+"""One agent session: builds the client, tools, gate and front ends from config and runs tasks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from .approval import Answer, ApprovalGate
+from .calls import ToolCall
+from .client import ModelClient
+from .config import Config
+from .errors import EXIT_OK
+from .events import SessionStarted
+from .loop import Agent
+from .prompts import system_prompt
+from .statedir import workspace_state_dir
+from .trace import Trace
+from .ui import fanout
+from .ui.debuglog import DebugLog
+from .ui.plain import PlainUI
+
+
+class Session:
+    def __init__(self, config: Config, workspace: Path, *, headless: bool) -> None:
+        self.config = config
+        self.workspace = workspace
+        self.headless = headless
+        self.state_dir = workspace_state_dir(workspace)
+        self.trace: Trace | None = None
+        self._prompts: dict[tuple[bool, tuple[str, ...]], str] = {}
+        if config.agent.debug:
+            self.trace = Trace.in_state_dir(self.state_dir, secrets=[config.vllm.api_key])
+            print(f"[DEBUG] Trace of raw requests and responses: {self.trace.path}", file=sys.stderr)
+        consumers: list[Any] = [PlainUI(stream_text=not headless)]
+        if config.agent.debug:
+            consumers.append(DebugLog())
+        self.emit = fanout(consumers)
+        self.client = ModelClient(config.vllm, system_prompt=self._system_prompt, trace=self.trace)
+        self.executor = self._executor()
+        interactive = not headless and sys.stdin.isatty()
+        self.gate = ApprovalGate(
+            config.agent.approval,
+            self._confirm if interactive else None,
+            preview=self.executor.preview,
+        )
+        self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
+
+    def _executor(self) -> Any:
+        from .tools import ToolExecutor
+
+        return ToolExecutor(self.workspace, self.config.tools, state_dir=self.state_dir)
+
+    def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
+        """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""
+        key = (text_mode, tuple(d["function"]["name"] for d in definitions))
+        if key not in self._prompts:
+            self._prompts[key] = system_prompt(
+                self.config.system_prompt.template,
+                role=self.config.system_prompt.role,
+                workspace=str(self.workspace),
+                definitions=definitions,
+                text_mode=text_mode,
+            )
+        return self._prompts[key]
+
+    def start(self) -> None:
+        """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
+        self.client.resolve_model()
+        self.emit(
+            SessionStarted(
+                self.client.model,
+                self.config.vllm.base_url,
+                self.client.function_calling,
+                str(self.workspace),
+                self.client.context_window,
+            )
+        )
+
+    def run_headless(self, task: str) -> int:
+        self.start()
+        try:
+            outcome = self.agent.run(task)
+        finally:
+            self.close()
+        if outcome.exit_code == EXIT_OK:
+            print(outcome.answer)
+        return outcome.exit_code
+
+    def run_interactive(self) -> int:
+        self.start()
+        print(
+            f"vLLM Bot {self.client.model} at {self.config.vllm.base_url} | workspace {self.workspace}\n"
+            "Type a task, /exit to quit.",
+            file=sys.stderr,
+        )
+        try:
+            while True:
+                try:
+                    line = input("> ").strip()
+                except EOFError:
+                    return EXIT_OK
+                if not line:
+                    continue
+                if line in ("/exit", "/quit"):
+                    return EXIT_OK
+                self.agent.run(line)
+        finally:
+            self.close()
+
+    def _confirm(self, call: ToolCall, preview: str | None, reason: str) -> Answer:
+        from .ui.plain import describe_call
+
+        if preview:
+            print(preview, file=sys.stderr)
+        reply = input(f"Allow {describe_call(call.name, call.arguments)}? [y]es / [n]o / [a]lways: ").strip()
+        if reply.lower() in ("y", "yes"):
+            return Answer(True)
+        if reply.lower() in ("a", "always"):
+            return Answer(True, always=True)
+        return Answer(False, message=reply[1:].strip() if reply.lower().startswith("n ") else None)
+
+    def close(self) -> None:
+        if self.trace:
+            self.trace.close()

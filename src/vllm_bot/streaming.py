@@ -1,0 +1,165 @@
+"""Consume one streamed chat completion: content, reasoning, tool-call deltas, usage, finish reason.
+
+Works on the openai SDK's chunk objects (and plain dicts in tests). Reasoning arrives as `reasoning`
+(vLLM >= 0.12) or `reasoning_content` (<= 0.15); `<think>` blocks in content (a server without a
+reasoning parser) are routed to reasoning as they stream.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .calls import Usage
+from .deltas import ToolCallAssembler, _get
+from .errors import ModelServerError
+from .events import Emit, ReasoningDelta, TextDelta
+from .parsing import StreamFilter
+
+
+@dataclass
+class RawReply:
+    content: str = ""
+    reasoning: str = ""
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    assembler: ToolCallAssembler = field(default_factory=ToolCallAssembler)
+    first_token_at: float | None = None
+    chunks: int = 0
+
+
+class ThinkRouter:
+    """Split streamed content into ("reasoning" | "content", text) pieces around <think> tags."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self.inside = False
+        self._buf = ""
+
+    def feed(self, text: str) -> list[tuple[str, str]]:
+        self._buf += text
+        out: list[tuple[str, str]] = []
+        while self._buf:
+            tag = self.CLOSE if self.inside else self.OPEN
+            pos = self._buf.find(tag)
+            if pos >= 0:
+                self._emit(out, self._buf[:pos])
+                self._buf = self._buf[pos + len(tag) :]
+                self.inside = not self.inside
+                continue
+            keep = _partial_suffix(self._buf, tag)
+            self._emit(out, self._buf[: len(self._buf) - keep])
+            self._buf = self._buf[len(self._buf) - keep :]
+            break
+        return out
+
+    def _emit(self, out: list[tuple[str, str]], text: str) -> None:
+        if text:
+            out.append(("reasoning" if self.inside else "content", text))
+
+    def flush(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        self._emit(out, self._buf)
+        self._buf = ""
+        return out
+
+
+def _partial_suffix(text: str, tag: str) -> int:
+    """Length of the longest suffix of `text` that is a proper prefix of `tag`."""
+    for n in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text.endswith(tag[:n]):
+            return n
+    return 0
+
+
+def reasoning_of(delta: Any) -> str | None:
+    for key in ("reasoning", "reasoning_content"):
+        value = _get(delta, key)
+        if value is None:
+            extra = getattr(delta, "model_extra", None) or {}
+            value = extra.get(key)
+        if value:
+            return str(value)
+    return None
+
+
+def usage_of(raw: Any) -> Usage | None:
+    if raw is None:
+        return None
+    details = _get(raw, "prompt_tokens_details")
+    cached = _get(details, "cached_tokens")
+    return Usage(
+        prompt_tokens=int(_get(raw, "prompt_tokens") or 0),
+        completion_tokens=int(_get(raw, "completion_tokens") or 0),
+        cached_tokens=int(cached) if cached is not None else None,
+    )
+
+
+def consume(chunks: Iterable[Any], emit: Emit, on_chunk: Any = None) -> RawReply:
+    """Read the whole stream, emitting display events; raise ModelServerError on an in-stream error."""
+    reply = RawReply()
+    router = ThinkRouter()
+    visible = StreamFilter()
+    parts: list[str] = []
+    for chunk in chunks:
+        reply.chunks += 1
+        if on_chunk is not None:
+            on_chunk(chunk)
+        _check_legacy_error(chunk)
+        usage = usage_of(_get(chunk, "usage"))
+        if usage is not None:
+            reply.usage = usage
+        for choice in _get(chunk, "choices") or []:
+            if (_get(choice, "index") or 0) != 0:
+                continue
+            delta = _get(choice, "delta")
+            reasoning = reasoning_of(delta)
+            if reasoning:
+                _first_token(reply)
+                reply.reasoning += reasoning
+                emit(ReasoningDelta(reasoning))
+            content = _get(delta, "content")
+            if content:
+                _first_token(reply)
+                parts.append(content)
+                _route(router.feed(content), visible, reply, emit)
+            tool_calls = _get(delta, "tool_calls")
+            if tool_calls:
+                _first_token(reply)
+                reply.assembler.feed(tool_calls)
+            finish = _get(choice, "finish_reason")
+            if finish:
+                reply.finish_reason = finish
+    _route(router.flush(), visible, reply, emit)
+    rest = visible.flush()
+    if rest:
+        emit(TextDelta(rest))
+    reply.content = "".join(parts)
+    return reply
+
+
+def _route(pieces: list[tuple[str, str]], visible: StreamFilter, reply: RawReply, emit: Emit) -> None:
+    for kind, text in pieces:
+        if kind == "reasoning":
+            emit(ReasoningDelta(text))
+        else:
+            shown = visible.feed(text)
+            if shown:
+                emit(TextDelta(shown))
+
+
+def _first_token(reply: RawReply) -> None:
+    if reply.first_token_at is None:
+        reply.first_token_at = time.monotonic()
+
+
+def _check_legacy_error(chunk: Any) -> None:
+    """vLLM <= 0.10.0 sends `{"object": "error", ...}` inside a 200 stream; the SDK yields it as a chunk."""
+    if _get(chunk, "object") == "error" or (
+        isinstance(getattr(chunk, "model_extra", None), dict) and chunk.model_extra.get("object") == "error"
+    ):
+        message = _get(chunk, "message") or (getattr(chunk, "model_extra", None) or {}).get("message")
+        raise ModelServerError(f"The server reported an error during the reply: {message}")

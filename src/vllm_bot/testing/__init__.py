@@ -1,0 +1,1 @@
+"""The scripted fake vLLM server (tests, benchmarks, --demo)."""

@@ -1,0 +1,356 @@
+"""A scripted fake vLLM server on 127.0.0.1 that speaks vLLM's OpenAI-compatible wire format.
+
+Used by the tests, the benchmarks and `cli.py --demo`. Server modes:
+- "parser":   started with --enable-auto-tool-choice --tool-call-parser: scripted calls are streamed
+              as native tool-call deltas when the request carries `tools`;
+- "noparser": started without the flags: a request with `tools` gets vLLM's 400; calls go in content;
+- "leak":     a parser is configured but the model writes its calls in content (`leak_format`).
+A request beyond the script, or one whose history breaks the tool-call/result pairing, is recorded in
+`problems`; `assert_done()` fails the test for those and for unconsumed replies.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .script import ChunkWriter, Reply, count_tokens, pieces, render_text_calls, tool_call_chunks
+
+AUTO_MSG = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+REQUIRED_MSG = 'tool_choice="required" requires --tool-call-parser to be set'
+
+
+def error_body(message: str, code: int = 400, kind: str = "BadRequestError") -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class FakeVLLM:
+    def __init__(
+        self,
+        script: list[Reply] | None = None,
+        *,
+        mode: str = "parser",
+        leak_format: str = "hermes",
+        model: str = "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+        max_model_len: int = 32768,
+        reasoning_field: str = "reasoning",
+        tokenize: bool = True,
+        api_key: str | None = None,
+        strict: bool = True,
+    ) -> None:
+        self.script = list(script or [])
+        self.mode = mode
+        self.leak_format = leak_format
+        self.model = model
+        self.max_model_len = max_model_len
+        self.reasoning_field = reasoning_field
+        self.tokenize = tokenize
+        self.api_key = api_key
+        self.strict = strict
+        self.requests: list[dict[str, Any]] = []  # every chat request body, in order
+        self.rejected: list[dict[str, Any]] = []  # requests answered with the no-parser 400
+        self.problems: list[str] = []
+        self.consumed = 0
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> FakeVLLM:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeVLLM:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def assert_done(self) -> None:
+        """Fail unless every scripted reply was requested exactly once and no request broke the rules."""
+        problems = list(self.problems)
+        if self.consumed < len(self.script):
+            problems.append(
+                f"the agent made {self.consumed} scripted requests, the script has {len(self.script)}"
+            )
+        assert not problems, "; ".join(problems)
+
+    # -- request handling -----------------------------------------------------------------------
+
+    def next_reply(self, body: dict[str, Any]) -> Reply | None:
+        with self._lock:
+            self.requests.append(body)
+            self.problems.extend(check_history(body.get("messages") or []))
+            if self.consumed >= len(self.script):
+                self.problems.append(
+                    f"unscripted request #{len(self.requests)} (script has {len(self.script)})"
+                )
+                return None
+            reply = self.script[self.consumed]
+            self.consumed += 1
+        if reply.expect is not None:
+            try:
+                reply.expect(body)
+            except AssertionError as e:
+                self.problems.append(f"request #{len(self.requests)}: {e}")
+        return reply
+
+    def tool_choice_error(self, body: dict[str, Any]) -> str | None:
+        """vLLM's 400 for tools on a server without --enable-auto-tool-choice/--tool-call-parser."""
+        if self.mode != "noparser" or not body.get("tools"):
+            return None
+        choice = body.get("tool_choice", "auto")
+        if choice == "none":
+            return None
+        if choice == "auto":
+            return AUTO_MSG
+        if choice == "required":
+            return REQUIRED_MSG
+        return f'tool_choice=function "{choice["function"]["name"]}" requires --tool-call-parser to be set'
+
+    def prompt_tokens(self, body: dict[str, Any]) -> int:
+        text = json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
+        return count_tokens(text)
+
+    def chunks(self, reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
+        w = ChunkWriter(self.model, self.reasoning_field)
+        native = self.mode == "parser" and bool(body.get("tools")) and body.get("tool_choice") != "none"
+        content = reply.content
+        if reply.calls and not native:
+            fmt = reply.text_format or (
+                self.leak_format if self.mode == "leak" and body.get("tools") else "tool_call"
+            )
+            content = (content + "\n" if content else "") + render_text_calls(reply.calls, fmt)
+        out = [w.chunk({"role": "assistant", "content": ""})]
+        out += [w.reasoning(p) for p in pieces(reply.reasoning, reply.chunk_size)] if reply.reasoning else []
+        out += [w.chunk({"content": p}) for p in pieces(content, reply.chunk_size)]
+        if reply.calls and native:
+            out += list(tool_call_chunks(w, reply.calls, reply.quirks, reply.chunk_size))
+        finish = reply.finish_reason or ("tool_calls" if reply.calls and native else "stop")
+        final_delta: dict[str, Any] = {}
+        if "dup_tail" in reply.quirks and reply.calls and native:
+            last = len(reply.calls) - 1
+            final_delta = {
+                "tool_calls": [{"index": last, "function": {"arguments": reply.calls[-1].arguments_json()}}]
+            }
+        out.append(w.chunk(final_delta, finish, stop_reason=None))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            completion = count_tokens(
+                content + reply.reasoning + "".join(c.arguments_json() for c in reply.calls)
+            )
+            out.append(w.usage(self.prompt_tokens(body), completion))
+        return out
+
+
+def check_history(messages: list[dict[str, Any]]) -> list[str]:
+    """Each assistant tool call id has exactly one tool result; results answer known calls; arguments
+    in history are valid JSON objects (vLLM re-parses them for the chat template)."""
+    problems: list[str] = []
+    open_ids: dict[str, int] = {}
+    for i, m in enumerate(messages):
+        for tc in m.get("tool_calls") or []:
+            open_ids[tc["id"]] = 0
+            try:
+                ok = isinstance(json.loads(tc["function"]["arguments"]), dict)
+            except (ValueError, TypeError, KeyError):
+                ok = False
+            if not ok:
+                problems.append(
+                    f"message {i}: tool call {tc.get('id')} has arguments that are not a JSON object"
+                )
+        if m.get("role") == "tool":
+            tid = m.get("tool_call_id")
+            if tid not in open_ids:
+                problems.append(f"message {i}: tool result for unknown call id {tid!r}")
+            else:
+                open_ids[tid] += 1
+    for tid, n in open_ids.items():
+        if n != 1:
+            problems.append(f"tool call {tid} has {n} results (expected exactly one)")
+    return problems
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeVLLM
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        raw = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length) or b"{}")
+
+    def _authorized(self) -> bool:
+        if self.fake.api_key and self.headers.get("Authorization") != f"Bearer {self.fake.api_key}":
+            self._json(401, {"error": "Unauthorized"})
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if self.path == "/health":
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/version":
+            self._json(200, {"version": "0.33.0"})
+        elif self.path == "/v1/models":
+            if self._authorized():
+                self._json(200, {"object": "list", "data": [self._card()]})
+        else:
+            self._json(404, error_body(f"Not Found: {self.path}", 404, "NotFoundError"))
+
+    def _card(self) -> dict[str, Any]:
+        f = self.fake
+        return {
+            "id": f.model,
+            "object": "model",
+            "created": int(time.time()),
+            "owned_by": "vllm",
+            "root": f.model,
+            "parent": None,
+            "max_model_len": f.max_model_len,
+            "permission": [],
+        }
+
+    def do_POST(self) -> None:
+        body = self._body()
+        if self.path == "/tokenize" and self.fake.tokenize:
+            text = body.get("prompt") or json.dumps(body.get("messages") or []) + json.dumps(
+                body.get("tools") or []
+            )
+            n = count_tokens(text)
+            self._json(200, {"count": n, "max_model_len": self.fake.max_model_len, "tokens": list(range(n))})
+        elif self.path == "/v1/chat/completions":
+            if self._authorized():
+                self._chat(body)
+        else:
+            self._json(404, error_body(f"Not Found: {self.path}", 404, "NotFoundError"))
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        f = self.fake
+        if body.get("model") not in (None, f.model):
+            self._json(
+                404, error_body(f"The model `{body.get('model')}` does not exist.", 404, "NotFoundError")
+            )
+            return
+        refusal = f.tool_choice_error(body)
+        if refusal:
+            f.rejected.append(body)
+            self._json(400, error_body(refusal))
+            return
+        prompt = f.prompt_tokens(body)
+        if prompt >= f.max_model_len:
+            msg = (
+                f"This model's maximum context length is {f.max_model_len} tokens. "
+                f"However, your prompt contains {prompt} input tokens, "
+                "which exceeds this limit even without any output tokens. "
+                "Please reduce the length of the input prompt."
+            )
+            f.requests.append(body)
+            self._json(400, error_body(msg))
+            return
+        reply = f.next_reply(body)
+        if reply is None:
+            self._json(500, error_body("unscripted request", 500, "InternalServerError"))
+            return
+        if reply.status is not None:
+            self._json(reply.status, reply.error or error_body("scripted error", reply.status), reply.headers)
+            return
+        self._stream(f.chunks(reply, body), reply, bool(body.get("stream")))
+
+    def _stream(self, chunks: list[dict[str, Any]], reply: Reply, stream: bool) -> None:
+        if not stream:
+            self._json(200, _non_streaming(chunks))
+            return
+        lines = [f"data: {json.dumps(c, separators=(',', ':'))}\n\n" for c in chunks]
+        if reply.stream_error is not None:
+            lines.insert(len(lines) // 2, f"data: {json.dumps(reply.stream_error)}\n\n")
+        lines.append("data: [DONE]\n\n")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        sent = 0
+        for line in lines:
+            data = line.encode()
+            for limit in (reply.cut_at_byte, reply.stall_after_bytes):
+                if limit is not None and sent + len(data) > limit:
+                    data = data[: max(0, limit - sent)]
+            if data:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                sent += len(data)
+            if reply.cut_at_byte is not None and sent >= reply.cut_at_byte:
+                self.close_connection = True
+                return
+            if reply.stall_after_bytes is not None and sent >= reply.stall_after_bytes:
+                time.sleep(3600)
+            if reply.latency:
+                time.sleep(reply.latency)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+def _non_streaming(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fold streamed chunks into one chat.completion response."""
+    message: dict[str, Any] = {"role": "assistant", "content": "", "tool_calls": []}
+    finish, usage = "stop", None
+    calls: dict[int, dict[str, Any]] = {}
+    for c in chunks:
+        usage = c.get("usage", usage)
+        for choice in c["choices"]:
+            d = choice["delta"]
+            message["content"] += d.get("content") or ""
+            for tc in d.get("tool_calls") or []:
+                entry = calls.setdefault(
+                    tc["index"],
+                    {"id": tc.get("id"), "type": "function", "function": {"name": None, "arguments": ""}},
+                )
+                entry["id"] = entry["id"] or tc.get("id")
+                entry["function"]["name"] = entry["function"]["name"] or (tc.get("function") or {}).get(
+                    "name"
+                )
+                entry["function"]["arguments"] += (tc.get("function") or {}).get("arguments") or ""
+            finish = choice.get("finish_reason") or finish
+    message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    message["content"] = message["content"] or None
+    return {
+        "id": chunks[0]["id"],
+        "object": "chat.completion",
+        "created": 1730000000,
+        "model": chunks[0]["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "stop_reason": None}],
+        "usage": usage,
+    }

@@ -1,0 +1,161 @@
+"""Scripted replies for the fake vLLM server, rendered as vLLM's SSE chunk shapes.
+
+Shapes follow the protocol reference (section 2): a first chunk with role and empty content, content /
+reasoning deltas, tool-call deltas (id, type and name in the first delta for an index with no
+`arguments` key, then argument fragments), a final chunk with `finish_reason` and `stop_reason`, a
+usage chunk when asked for, then `[DONE]`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """The fake tokenizer rule: one token per word or punctuation character."""
+    return len(TOKEN_RE.findall(text))
+
+
+@dataclass
+class Call:
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)  # a str is sent verbatim
+
+    def arguments_json(self) -> str:
+        return self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments)
+
+
+@dataclass
+class Reply:
+    """One scripted model reply (or an HTTP error instead of one)."""
+
+    content: str = ""
+    calls: list[Call] = field(default_factory=list)
+    reasoning: str = ""
+    finish_reason: str | None = None  # default: "tool_calls" for native calls, else "stop"
+    text_format: str | None = None  # how calls are written when they go into content
+    quirks: set[str] = field(default_factory=set)  # see _tool_call_chunks
+    chunk_size: int = 12
+    expect: Callable[[dict[str, Any]], None] | None = None  # assertion on the request body
+    status: int | None = None  # answer with this HTTP error instead
+    error: dict[str, Any] | None = None  # body for `status`
+    stream_error: dict[str, Any] | None = None  # error object sent inside the 200 stream
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_at_byte: int | None = None  # close the connection after this many body bytes
+    stall_after_bytes: int | None = None  # stop sending (but keep the connection) after N bytes
+    latency: float = 0.0  # seconds between deltas (the demo looks alive)
+
+
+def render_text_calls(calls: list[Call], fmt: str) -> str:
+    """Write calls the way a model does when they end up in `content`."""
+    blocks = []
+    for c in calls:
+        args = c.arguments if isinstance(c.arguments, dict) else json.loads(c.arguments)
+        if fmt == "tool_call":
+            blocks.append("TOOL_CALL: " + json.dumps({"name": c.name, "args": args}, ensure_ascii=False))
+        elif fmt == "hermes":
+            body = json.dumps({"name": c.name, "arguments": args}, ensure_ascii=False)
+            blocks.append(f"<tool_call>\n{body}\n</tool_call>")
+        elif fmt == "qwen3_xml":
+            params = "".join(
+                f"<parameter={k}>\n{v if isinstance(v, str) else json.dumps(v)}\n</parameter>\n"
+                for k, v in args.items()
+            )
+            blocks.append(f"<tool_call>\n<function={c.name}>\n{params}</function>\n</tool_call>")
+        else:
+            raise ValueError(f"unknown text format {fmt!r}")
+    return "\n".join(blocks)
+
+
+class ChunkWriter:
+    """Builds the chunk dicts of one streamed completion."""
+
+    def __init__(self, model: str, reasoning_field: str = "reasoning") -> None:
+        self.id = "chatcmpl-" + uuid.uuid4().hex
+        self.model = model
+        self.reasoning_field = reasoning_field
+
+    def chunk(self, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        choice.update(extra)
+        return {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": 1730000000,
+            "model": self.model,
+            "choices": [choice],
+        }
+
+    def reasoning(self, text: str) -> dict[str, Any]:
+        if self.reasoning_field == "both":
+            return self.chunk({"reasoning": text, "reasoning_content": text})
+        return self.chunk({self.reasoning_field: text})
+
+    def usage(self, prompt: int, completion: int, cached: int | None = None) -> dict[str, Any]:
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "total_tokens": prompt + completion,
+            "completion_tokens": completion,
+        }
+        if cached is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        return {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": 1730000000,
+            "model": self.model,
+            "choices": [],
+            "usage": usage,
+        }
+
+
+def pieces(text: str, size: int) -> Iterator[str]:
+    for i in range(0, len(text), max(1, size)):
+        yield text[i : i + size]
+
+
+def tool_call_chunks(
+    w: ChunkWriter, calls: list[Call], quirks: set[str], size: int
+) -> Iterator[dict[str, Any]]:
+    """Native tool-call deltas. Quirks: "one_chunk" (name and all arguments as several entries for one
+    index in one chunk), "no_id", "null_fields" (explicit nulls in continuations), "no_args" (never
+    send arguments), "interleave" (fragments of two calls alternate), "dup_tail" (the final chunk re-sends
+    the whole arguments, as classic vLLM did)."""
+    ids = [None if "no_id" in quirks else "chatcmpl-tool-" + uuid.uuid4().hex[:16] for _ in calls]
+    heads = [
+        {"index": i, "id": ids[i], "type": "function", "function": {"name": c.name}}
+        for i, c in enumerate(calls)
+    ]
+    frags = [[] if "no_args" in quirks else list(pieces(c.arguments_json(), size)) for c in calls]
+
+    def cont(i: int, frag: str) -> dict[str, Any]:
+        entry: dict[str, Any] = {"index": i, "function": {"arguments": frag}}
+        if "null_fields" in quirks:
+            entry.update({"id": None, "type": None})
+            entry["function"]["name"] = None
+        return entry
+
+    if "one_chunk" in quirks:
+        for i in range(len(calls)):
+            yield w.chunk({"tool_calls": [heads[i], *[cont(i, f) for f in frags[i]]]})
+        return
+    if "interleave" in quirks:
+        for head in heads:
+            yield w.chunk({"tool_calls": [head]})
+        longest = max((len(f) for f in frags), default=0)
+        for k in range(longest):
+            for i, f in enumerate(frags):
+                if k < len(f):
+                    yield w.chunk({"tool_calls": [cont(i, f[k])]})
+        return
+    for i in range(len(calls)):
+        yield w.chunk({"tool_calls": [heads[i]]})
+        for frag in frags[i]:
+            yield w.chunk({"tool_calls": [cont(i, frag)]})

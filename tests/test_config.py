@@ -1,0 +1,110 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vllm_bot.config import ConfigError, load_config, to_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write(tmp_path, data) -> Path:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def test_defaults(tmp_path):
+    cfg = load_config(write(tmp_path, {}), env={})
+    assert cfg.vllm.base_url == "http://localhost:8000/v1"
+    assert cfg.vllm.api_key == "EMPTY"
+    assert cfg.vllm.model == "auto"
+    assert cfg.vllm.enable_function_calling is True
+    assert cfg.vllm.tool_choice == "auto"
+    assert cfg.agent.max_iterations > 0
+
+
+def test_layers_file_then_env_then_flags(tmp_path):
+    path = write(
+        tmp_path, {"vllm": {"base_url": "http://file:1/v1", "model": "file-model", "temperature": 0}}
+    )
+    cfg = load_config(
+        path,
+        env={"VLLM_MODEL": "env-model", "VLLM_BASE_URL": "http://env:2/v1"},
+        overrides={"vllm.base_url": "http://flag:3/v1", "vllm.model": None},
+    )
+    assert cfg.vllm.base_url == "http://flag:3/v1"  # flag beats env beats file
+    assert cfg.vllm.model == "env-model"  # env beats file; a None flag is "not given"
+    assert cfg.vllm.temperature == 0.0 and isinstance(cfg.vllm.temperature, float)
+
+
+def test_debug_env(tmp_path):
+    assert load_config(write(tmp_path, {}), env={"DEBUG": "1"}).agent.debug is True
+    assert load_config(write(tmp_path, {}), env={"DEBUG": "0"}).agent.debug is False
+    with pytest.raises(ConfigError, match="DEBUG"):
+        load_config(write(tmp_path, {}), env={"DEBUG": "maybe"})
+
+
+def test_unknown_key_names_key_and_file(tmp_path):
+    path = write(tmp_path, {"vllm": {"temprature": 0.2}})
+    with pytest.raises(ConfigError) as e:
+        load_config(path, env={})
+    assert "vllm.temprature" in str(e.value) and str(path) in str(e.value)
+    assert "did you mean 'vllm.temperature'" in str(e.value)
+
+
+def test_unknown_section(tmp_path):
+    with pytest.raises(ConfigError, match="unknown key 'vlm'"):
+        load_config(write(tmp_path, {"vlm": {}}), env={})
+
+
+@pytest.mark.parametrize(
+    "data, key",
+    [
+        ({"vllm": {"timeout": "slow"}}, "vllm.timeout"),
+        ({"vllm": {"enable_function_calling": "yes"}}, "vllm.enable_function_calling"),
+        ({"agent": {"max_iterations": 2.5}}, "agent.max_iterations"),
+        ({"agent": {"max_iterations": True}}, "agent.max_iterations"),
+        ({"agent": {"approval": "sometimes"}}, "agent.approval"),
+        ({"vllm": "http://x"}, "vllm"),
+        ({"tools": {"allowed_paths": "/tmp"}}, "tools.allowed_paths"),
+        ({"tools": {"allowed_paths": [1]}}, "tools.allowed_paths[0]"),
+    ],
+)
+def test_wrong_types_name_the_key(tmp_path, data, key):
+    path = write(tmp_path, data)
+    with pytest.raises(ConfigError) as e:
+        load_config(path, env={})
+    assert f"'{key}'" in str(e.value) and str(path) in str(e.value)
+
+
+def test_invalid_json_and_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        load_config(write(tmp_path, "{nope"), env={})
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.json", env={})
+
+
+def test_api_key_redacted_in_dump(tmp_path):
+    cfg = load_config(write(tmp_path, {"vllm": {"api_key": "sk-secret"}}), env={})
+    assert "sk-secret" not in json.dumps(to_dict(cfg))
+
+
+def test_cli_config_error_exits_2(tmp_path):
+    path = write(tmp_path, {"agent": {"max_iteration": 3}})
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "--config", str(path), "-p", "hi"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "agent.max_iteration" in proc.stderr and str(path) in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_shipped_config_json_is_valid():
+    cfg = load_config(ROOT / "config.json", env={})
+    assert cfg.vllm.enable_function_calling is True
