@@ -84,28 +84,51 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# Sub-commands: name -> "module:function"; the function returns (add_arguments, run). Modules are
+# imported only when their command is used, so `--help` stays fast. run(args) returns the exit code.
+SUBCOMMANDS: dict[str, str] = {}
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    from .config import ConfigError, load_config
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in SUBCOMMANDS:
+        return guarded(lambda: run_subcommand(argv[0], argv[1:]), headless=True)
+    args = build_parser().parse_args(argv)
+    return guarded(lambda: run_session(args), headless=args.prompt is not None)
+
+
+def run_subcommand(name: str, argv: list[str]) -> int:
+    import importlib
+
+    module_name, _, attr = SUBCOMMANDS[name].partition(":")
+    add_arguments, run = getattr(importlib.import_module(module_name, __package__), attr)()
+    parser = argparse.ArgumentParser(prog=f"vllm-bot {name}")
+    add_arguments(parser)
+    return int(run(parser.parse_args(argv)))
+
+
+def run_session(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .session import Session
+
+    config = load_config(args.config, overrides=overrides_from(args))
+    workspace = resolve_workspace(args.workspace)
+    task = read_task(args.prompt)
+    session = Session(config, workspace, headless=task is not None)
+    if task is not None:
+        return session.run_headless(task)
+    return session.run_interactive()
+
+
+def guarded(action: Any, *, headless: bool) -> int:
+    """Run `action`, turning user-facing errors into one line on stderr and an exit code."""
+    from .config import ConfigError
     from .errors import UserFacingError
     from .prompts import PromptError
 
     try:
-        config = load_config(args.config, overrides=overrides_from(args))
-        workspace = resolve_workspace(args.workspace)
-        task = read_task(args.prompt)
+        return int(action())
     except (ConfigError, PromptError, UsageError) as e:
-        print(f"vllm-bot: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    from .session import Session
-
-    try:
-        session = Session(config, workspace, headless=task is not None)
-        if task is not None:
-            return session.run_headless(task)
-        return session.run_interactive()
-    except (ConfigError, PromptError) as e:
         print(f"vllm-bot: {e}", file=sys.stderr)
         return EXIT_USAGE
     except UserFacingError as e:
@@ -113,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         return e.exit_code
     except KeyboardInterrupt:
         print("\nvllm-bot: interrupted", file=sys.stderr)
-        return EXIT_LIMIT if task is not None else 0
+        return EXIT_LIMIT if headless else 0
 
 
 class UsageError(Exception):

@@ -14,6 +14,8 @@ from .errors import EXIT_OK
 from .events import SessionStarted
 from .loop import Agent
 from .prompts import system_prompt
+from .slash import UnknownCommand, dispatch
+from .slash_core import ExitSession
 from .statedir import workspace_state_dir
 from .trace import Trace
 from .ui import fanout
@@ -102,11 +104,21 @@ class Session:
                     return EXIT_OK
                 if not line:
                     continue
-                if line in ("/exit", "/quit"):
-                    return EXIT_OK
+                if line.startswith("/"):
+                    try:
+                        dispatch(self, line)
+                    except ExitSession:
+                        return EXIT_OK
+                    except UnknownCommand as e:
+                        self.say(str(e))
+                    continue
                 self.agent.run(line)
         finally:
             self.close()
+
+    def say(self, text: str) -> None:
+        """A line for the user (slash command output)."""
+        print(text, file=sys.stderr)
 
     def _confirm(self, call: ToolCall, preview: str | None, reason: str) -> Answer:
         from .ui.plain import describe_call
