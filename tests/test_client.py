@@ -8,8 +8,9 @@ import pytest
 from vllm_bot.client import ModelClient
 from vllm_bot.config import VllmConfig
 from vllm_bot.conversation import Conversation
-from vllm_bot.errors import IncompleteReply, ModelServerError, ServerUnreachable
-from vllm_bot.events import CallsDetected, ModeSwitched, ReasoningDelta, TextDelta
+from vllm_bot.errors import ModelServerError, ServerUnreachable
+from vllm_bot.events import CallsDetected, ModeSwitched, Notice, ReasoningDelta, TextDelta
+from vllm_bot.retry import Retrier, RetryPolicy
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
 from vllm_bot.tooldefs import TOOL_DEFINITIONS
@@ -23,9 +24,22 @@ class Recorder(list):
         return [e for e in self if isinstance(e, kind)]
 
 
-def make_client(server, **cfg):
+class FakeClock:
+    """Injected sleep: records waits instead of sleeping."""
+
+    def __init__(self):
+        self.waits = []
+
+    def __call__(self, seconds):
+        self.waits.append(seconds)
+
+
+def make_client(server, clock=None, **cfg):
     config = VllmConfig(base_url=server.base_url if server else cfg.pop("base_url"), timeout=10, **cfg)
-    return ModelClient(config, system_prompt=lambda text_mode, defs: f"SYSTEM text_mode={text_mode}")
+    retrier = Retrier(RetryPolicy(attempts=config.retry_attempts), sleep=clock or FakeClock())
+    return ModelClient(
+        config, system_prompt=lambda text_mode, defs: f"SYSTEM text_mode={text_mode}", retrier=retrier
+    )
 
 
 def ask(client, task="do it"):
@@ -193,7 +207,7 @@ def test_auto_model_and_context_window():
         assert client.context_window == 4096
 
 
-def test_error_inside_200_stream_is_an_error_not_empty_success():
+def test_error_inside_200_stream_is_retried_never_an_empty_success():
     error = {
         "error": {
             "message": "Internal server error",
@@ -202,13 +216,21 @@ def test_error_inside_200_stream_is_an_error_not_empty_success():
             "code": 500,
         }
     }
-    with FakeVLLM([Reply(content="partial answer", stream_error=error)]) as server:
-        with pytest.raises(ModelServerError, match="Internal server error"):
-            ask(make_client(server, model=server.model))
+    script = [Reply(content="partial answer", stream_error=error), Reply(calls=[Call("read", {"path": "a"})])]
+    clock = FakeClock()
+    with FakeVLLM(script) as server:
+        turn, events = ask(make_client(server, clock, model=server.model))
+        server.assert_done()
+    assert [c.name for c in turn.tool_calls] == ["read"] and len(clock.waits) == 1
+    assert any("Internal server error" in e.message for e in events.of(Notice))
 
 
-def test_stream_cut_before_finish_is_incomplete_and_nothing_runs():
-    reply = Reply(calls=[Call("exec", {"command": "echo hi"})], cut_at_byte=700)
-    with FakeVLLM([reply]) as server:
-        with pytest.raises((IncompleteReply, ModelServerError)):
-            ask(make_client(server, model=server.model))
+def test_stream_cut_before_finish_is_retried_and_nothing_runs_twice():
+    script = [
+        Reply(calls=[Call("exec", {"command": "echo hi"})], cut_at_byte=700),
+        Reply(calls=[Call("exec", {"command": "echo hi"})]),
+    ]
+    with FakeVLLM(script) as server:
+        turn, _ = ask(make_client(server, model=server.model))
+        server.assert_done()
+    assert [(c.name, c.arguments) for c in turn.tool_calls] == [("exec", {"command": "echo hi"})]

@@ -2,31 +2,44 @@
 
 `complete(conversation, definitions, emit) -> AssistantTurn` is the whole interface the loop sees.
 Whether calls came from native `tool_calls`, a `TOOL_CALL:` block or a leaked `<tool_call>` tag is
-recorded in the events and the calls' metadata; the loop never branches on it.
+recorded in the events and the calls' metadata; the loop never branches on it. The client also keeps
+the request inside the context window (context.py) and retries a faltering server (retry.py).
 """
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .calls import AssistantTurn
-from .config import VllmConfig
+from .config import ContextConfig, VllmConfig
+from .context import ContextManager
 from .conversation import Conversation
-from .errors import IncompleteReply, ModelServerError, ServerUnreachable, unreachable_message
-from .events import CallsDetected, Debug, Emit, ModeSwitched, RequestStarted, TurnFinished
+from .errors import ContextOverflow, ModelServerError
+from .events import CallsDetected, Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
 from .parsing import extract_tool_calls, split_reasoning
-from .streaming import RawReply, consume
+from .retry import Retrier, RetryPolicy
+from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, translate_errors
+from .streaming import RawReply, consume, reply_from_completion
+from .tokens import TokenCounter
 from .trace import Trace
+from .watchdog import with_deadlines
 from .wire import to_messages
 
-FALLBACK_MARKERS = ("--enable-auto-tool-choice", "requires --tool-call-parser")
 NATIVE_FLAGS_HINT = (
     "Native tool calls need the server started with `--enable-auto-tool-choice --tool-call-parser PARSER` "
     "(e.g. hermes for Qwen2.5/Qwen3, qwen3_coder for Qwen3-Coder, llama3_json for Llama 3.x, "
     "mistral for Mistral); until then tool calls go through the text protocol."
 )
+TRUNCATED_CALL = (
+    "your reply was cut off by the max_tokens limit while writing this call, so it was not run. "
+    "Make smaller calls (for a big file: write a first part, then add the rest with edit)."
+)
+
+SystemPrompt = Callable[[bool, list[dict[str, Any]]], str]  # (text_mode, definitions) -> prompt
 
 
 @dataclass
@@ -39,15 +52,36 @@ class ModelInfo:
 class ModelClient:
     """Talks to one vLLM server. `function_calling` may flip to False (fallback) during a session."""
 
-    def __init__(self, config: VllmConfig, *, system_prompt: Any, trace: Trace | None = None) -> None:
+    def __init__(
+        self,
+        config: VllmConfig,
+        *,
+        system_prompt: SystemPrompt,
+        trace: Trace | None = None,
+        context: ContextConfig | None = None,
+        retrier: Retrier | None = None,
+        compact_prompt: Callable[[], str] | None = None,
+    ) -> None:
         self.config = config
-        self.system_prompt = system_prompt  # callable(text_mode: bool, definitions) -> str
+        self.system_prompt = system_prompt
         self.trace = trace
         self.function_calling = config.enable_function_calling
         self.fell_back = False
         self.answered = False  # has the server answered once since start?
         self.model = config.model
         self.models: list[ModelInfo] = []
+        self.counter = TokenCounter(config.base_url, None if config.model == "auto" else config.model)
+        self.context = ContextManager(
+            context or ContextConfig(),
+            self.counter,
+            self._served_window,
+            config.context_window,
+            config.max_tokens,
+        )
+        self.retrier = retrier or Retrier(
+            RetryPolicy(config.retry_attempts, config.retry_base, config.retry_cap)
+        )
+        self.compact_prompt = compact_prompt or _default_compact_prompt
         self._sdk: Any = None
 
     # -- connection -----------------------------------------------------------------------------
@@ -67,7 +101,7 @@ class ModelClient:
 
     def list_models(self) -> list[ModelInfo]:
         """GET /v1/models (not a model request: no GPU time)."""
-        with self._translate_errors():
+        with translate_errors(self):
             page = self.sdk.models.list()
         self.answered = True
         self.models = []
@@ -91,72 +125,149 @@ class ModelClient:
                 f"The server at {self.config.base_url} does not serve model '{self.model}'. "
                 f"Served: {served}. Use --model NAME or vllm.model in config.json."
             )
+        self.counter.model = self.model
         return self.model
 
+    def _served_window(self) -> int | None:
+        return next((m.max_model_len for m in self.models if m.id == self.model and m.max_model_len), None)
+
     @property
-    def context_window(self) -> int | None:
-        if self.config.context_window:
-            return self.config.context_window
-        for m in self.models:
-            if m.id == self.model and m.max_model_len:
-                return m.max_model_len
-        return None
+    def context_window(self) -> int:
+        return self.context.window
 
     # -- one turn -------------------------------------------------------------------------------
 
     def complete(
         self, conversation: Conversation, definitions: list[dict[str, Any]], emit: Emit
     ) -> AssistantTurn:
-        """Ask the model for the next turn. Falls back to text mode once if the server cannot do tools."""
+        """Ask the model for the next turn: fit the window, fall back to text mode once if the server
+        cannot do tools, retry a faltering server, compact harder once on vLLM's context error."""
+        compacted_after_error = False
         while True:
             native = self.function_calling
-            messages = to_messages(conversation, self.system_prompt(not native, definitions))
+            messages, max_tokens = self._prepare(conversation, definitions, native, emit)
             try:
-                return self._request(messages, definitions, native, emit)
-            except _ToolChoiceUnsupported as e:
+                return self.retrier.run(
+                    functools.partial(self._request, messages, definitions, native, max_tokens, emit=emit),
+                    emit,
+                )
+            except ToolChoiceUnsupported as e:
                 self.function_calling = False
                 self.fell_back = True
                 emit(ModeSwitched(False, reason=e.message, hint=NATIVE_FLAGS_HINT))
+            except ContextLengthExceeded as e:
+                if compacted_after_error:
+                    raise ContextOverflow(_overflow_message(e.message)) from None
+                compacted_after_error = True
+                self.compact(conversation, definitions, emit, force=True)
+
+    def _build(
+        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
+    ) -> list[dict[str, Any]]:
+        return to_messages(conversation, self.system_prompt(not native, definitions))
+
+    def measure(
+        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool | None = None
+    ) -> int:
+        native = self.function_calling if native is None else native
+        return self.context.estimate(
+            self._build(conversation, definitions, native), definitions if native else None
+        )
+
+    def _prepare(
+        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool, emit: Emit
+    ) -> tuple[list[dict[str, Any]], int]:
+        prompt = self.measure(conversation, definitions, native)
+        if self.context.over_budget(prompt):
+            self.compact(conversation, definitions, emit)
+            prompt = self.measure(conversation, definitions, native)
+        if not self.context.fits(prompt):
+            raise ContextOverflow(
+                _overflow_message(
+                    f"the next request needs ~{prompt:,} tokens of a {self.context.window:,}-token window"
+                )
+            )
+        return self._build(conversation, definitions, native), self.context.max_tokens(prompt)
+
+    def compact(
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        emit: Emit,
+        *,
+        force: bool = False,
+    ) -> str:
+        """Shrink and summarize old history (also `/compact`); returns what was done."""
+        result = self.context.compact(
+            conversation,
+            lambda: self.measure(conversation, definitions),
+            lambda text: self.summarize(text, emit),
+            force=force,
+        )
+        emit(Notice("info", result.describe()))
+        return result.describe()
 
     def _request(
-        self, messages: list[dict[str, Any]], definitions: list[dict[str, Any]], native: bool, emit: Emit
+        self,
+        messages: list[dict[str, Any]],
+        definitions: list[dict[str, Any]],
+        native: bool,
+        max_tokens: int,
+        attempt: int,
+        emit: Emit,
     ) -> AssistantTurn:
-        params = self._params(messages, definitions, native)
-        emit(RequestStarted("native" if native else "text", len(messages)))
+        params = self._params(messages, definitions, native, max_tokens)
+        emit(RequestStarted("native" if native else "text", len(messages), attempt))
         if self.trace:
             self.trace.record("request", params)
         started = time.monotonic()
-        with self._translate_errors(native):
+        with translate_errors(self, native):
             stream = self.sdk.chat.completions.create(**params)
             self.answered = True
             try:
-                reply = consume(stream, emit, self.trace.chunk if self.trace else None)
+                chunks = with_deadlines(stream, self.config.timeout, self.config.stream_idle_timeout)
+                reply = consume(chunks, emit, self.trace.chunk if self.trace else None)
             finally:
                 stream.close()
+            if reply.finish_reason is None:
+                raise _incomplete(self.config.base_url)
+            if _broken_native_arguments(reply):
+                reply = self._retry_unstreamed(params, reply, emit)
         turn = self._to_turn(reply, definitions, native, emit)
+        if turn.usage:
+            self.counter.calibrate(messages, definitions if native else None, turn.usage.prompt_tokens)
         first = reply.first_token_at - started if reply.first_token_at else None
         emit(TurnFinished(turn, time.monotonic() - started, first))
         return turn
 
+    def _retry_unstreamed(self, params: dict[str, Any], streamed: RawReply, emit: Emit) -> RawReply:
+        """Some model/parser pairs stream broken tool-call arguments; unstreamed, the request often parses."""
+        emit(Notice("warning", "The server streamed broken tool-call arguments; asking again unstreamed."))
+        plain = {k: v for k, v in params.items() if k not in ("stream", "stream_options")}
+        completion = self.sdk.chat.completions.create(**plain)
+        if self.trace:
+            self.trace.record("response", completion)
+        reply = reply_from_completion(completion)
+        return streamed if _broken_native_arguments(reply) or reply.finish_reason is None else reply
+
     def _params(
-        self, messages: list[dict[str, Any]], definitions: list[dict[str, Any]], native: bool
+        self, messages: list[dict[str, Any]], definitions: list[dict[str, Any]], native: bool, max_tokens: int
     ) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
+            "max_tokens": max_tokens,
         }
         if native:
             params["tools"] = definitions
-            params["tool_choice"] = self._tool_choice(definitions)
+            params["tool_choice"] = self._tool_choice()
         if self.config.temperature is not None:
             params["temperature"] = self.config.temperature
-        if self.config.max_tokens is not None:
-            params["max_tokens"] = self.config.max_tokens
         return params
 
-    def _tool_choice(self, definitions: list[dict[str, Any]]) -> Any:
+    def _tool_choice(self) -> Any:
         choice = self.config.tool_choice
         if choice in ("auto", "none", "required"):
             return choice
@@ -165,10 +276,6 @@ class ModelClient:
     def _to_turn(
         self, reply: RawReply, definitions: list[dict[str, Any]], native: bool, emit: Emit
     ) -> AssistantTurn:
-        if reply.finish_reason is None:
-            raise IncompleteReply(
-                f"The reply from {self.config.base_url} ended before it was complete; nothing was executed."
-            )
         reasoning, content = split_reasoning(reply.content)
         calls = reply.assembler.finish()
         source, formats = "native", ["native"]
@@ -179,15 +286,11 @@ class ModelClient:
                 content = extraction.content  # history shows the calls as native tool_calls instead
         if calls and reply.finish_reason == "length":
             for call in calls:
-                call.metadata["error"] = (
-                    "your reply was cut off by the max_tokens limit while writing this call, "
-                    "so it was not run. Make smaller calls "
-                    "(for a big file: write a first part, then add the rest with edit)."
-                )
+                call.metadata["error"] = TRUNCATED_CALL
         turn = AssistantTurn(
             content=content,
             tool_calls=calls,
-            reasoning=(reply.reasoning + ("\n" if reply.reasoning and reasoning else "") + reasoning),
+            reasoning="\n".join(r for r in (reply.reasoning, reasoning) if r),
             finish_reason=reply.finish_reason,
             usage=reply.usage,
             via="native" if native else "text",
@@ -199,61 +302,56 @@ class ModelClient:
             emit(Debug(f"No tool calls in the reply (finish_reason={reply.finish_reason})"))
         return turn
 
-    # -- errors ---------------------------------------------------------------------------------
+    # -- summaries for compaction ---------------------------------------------------------------
 
-    def _translate_errors(self, native: bool = False) -> Any:
-        return _ErrorTranslator(self, native)
+    def summarize(self, transcript: str, emit: Emit = ignore) -> str:
+        """One request without tools: the model summarizes its earlier work (compaction only)."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": self.compact_prompt()},
+                {"role": "user", "content": transcript},
+            ],
+            "max_tokens": self.context.config.summary_max_tokens,
+        }
+        if self.config.temperature is not None:
+            params["temperature"] = self.config.temperature
 
+        def ask(attempt: int) -> str:
+            emit(RequestStarted("summary", 2, attempt))
+            if self.trace:
+                self.trace.record("request", params)
+            with translate_errors(self):
+                completion = self.sdk.chat.completions.create(**params)
+            if self.trace:
+                self.trace.record("response", completion)
+            return split_reasoning(reply_from_completion(completion).content)[1]
 
-class _ToolChoiceUnsupported(Exception):
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-
-class _ErrorTranslator:
-    """Context manager turning SDK exceptions into user-facing errors (or the fallback signal)."""
-
-    def __init__(self, client: ModelClient, native: bool) -> None:
-        self.client = client
-        self.native = native
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc is None:
-            return
-        import openai
-
-        url = self.client.config.base_url
-        if self.client.trace and isinstance(exc, openai.OpenAIError):
-            self.client.trace.record("error", {"type": type(exc).__name__, "message": str(exc)})
-        if isinstance(exc, openai.APIStatusError):
-            self.client.answered = True
-            message = _status_message(exc)
-            if self.native and exc.status_code == 400 and any(m in message for m in FALLBACK_MARKERS):
-                raise _ToolChoiceUnsupported(message) from None
-            if exc.status_code == 401:
-                raise ModelServerError(
-                    f"The server at {url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
-                    "--api-key to the key vLLM was started with (--api-key)."
-                ) from None
-            raise ModelServerError(f"The server at {url} answered {exc.status_code}: {message}") from None
-        if isinstance(exc, openai.APIConnectionError):
-            if not self.client.answered:
-                detail = "timed out" if isinstance(exc, openai.APITimeoutError) else "connection failed"
-                raise ServerUnreachable(unreachable_message(url, detail)) from None
-            raise ModelServerError(f"Lost the connection to the server at {url}: {exc}") from None
-        if isinstance(exc, openai.APIError):
-            raise ModelServerError(
-                f"The server at {url} reported an error during the reply: {exc.message}"
-            ) from None
+        return self.retrier.run(ask, emit)
 
 
-def _status_message(exc: Any) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        return str(body.get("message") or body)
-    if isinstance(body, str):
-        return body
-    return str(exc.message)
+def _broken_native_arguments(reply: RawReply) -> bool:
+    if reply.finish_reason == "length" or not reply.assembler.active:
+        return False
+    return any("not valid JSON" in (c.error or "") for c in reply.assembler.finish())
+
+
+def _incomplete(base_url: str) -> Exception:
+    from .retry import TransientServerError
+
+    return TransientServerError(
+        f"The reply from {base_url} ended before it was complete; nothing was executed."
+    )
+
+
+def _overflow_message(detail: str) -> str:
+    return (
+        f"The conversation no longer fits the model's context window ({detail}) even after compacting it. "
+        "Start a new task with less context, or serve the model with a larger --max-model-len."
+    )
+
+
+def _default_compact_prompt() -> str:
+    from .prompts import load_template, render
+
+    return render(load_template("compact.yaml")["system"], {}, "compact.yaml")

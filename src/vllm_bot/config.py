@@ -33,9 +33,13 @@ class VllmConfig:
     tool_choice: str = "auto"  # auto | none | required | a tool name
     temperature: float | None = None  # None: the server's / model's default
     max_tokens: int | None = None  # None: fit the remaining context window
-    timeout: float = 600.0  # seconds for one request (prefill on a busy GPU can be slow)
+    timeout: float = 600.0  # seconds to wait for the first token (prefill on a busy GPU can be slow)
+    stream_idle_timeout: float = 60.0  # seconds without data mid-stream before the turn is retried
     connect_timeout: float = 5.0
     context_window: int | None = None  # overrides max_model_len from /v1/models
+    retry_attempts: int = 5  # tries per request once the server has answered (first included)
+    retry_base: float = 1.0  # seconds before the first retry; doubles, with jitter
+    retry_cap: float = 20.0  # longest single wait between retries
 
 
 @dataclass
@@ -44,6 +48,18 @@ class AgentConfig:
     approval: ApprovalMode = "auto-edit"
     debug: bool = False
     max_malformed_replies: int = 3
+    time_budget: float | None = None  # seconds of wall clock per task; None: no limit
+    loop_warn_after: int = 3  # identical call+result repeats before the model gets a note
+    loop_stop_after: int = 5  # ... before the task stops
+
+
+@dataclass
+class ContextConfig:
+    compact_threshold: float = 0.8  # compact when the prompt would pass this share of the window
+    assumed_window: int = 8192  # used (and shown as assumed) when the server does not say
+    keep_recent_turns: int = 2  # assistant turns (with their results) never summarized or shrunk
+    shrink_results_to: int = 2000  # characters kept (head + tail) of an old tool result
+    summary_max_tokens: int = 1024
 
 
 @dataclass
@@ -66,6 +82,7 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     system_prompt: SystemPromptConfig = field(default_factory=SystemPromptConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
     source: str = field(default="defaults", compare=False)  # where the file layer came from
 
 

@@ -37,6 +37,7 @@ class ToolCallAssembler:
     def __init__(self) -> None:
         self._calls: dict[int, _Pending] = {}
         self._last_index: int | None = None
+        self._finished: list[ToolCall] | None = None
 
     def feed(self, entries: list[Any] | None) -> None:
         for entry in entries or []:
@@ -70,6 +71,12 @@ class ToolCallAssembler:
         return bool(self._calls)
 
     def finish(self) -> list[ToolCall]:
+        """The assembled calls (computed once; later feeds are not expected)."""
+        if self._finished is None:
+            self._finished = self._assemble()
+        return self._finished
+
+    def _assemble(self) -> list[ToolCall]:
         calls: list[ToolCall] = []
         seen_ids: set[str] = set()
         for index in sorted(self._calls):

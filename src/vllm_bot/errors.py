@@ -31,10 +31,6 @@ class ContextOverflow(ModelServerError):
     exit_code = EXIT_LIMIT
 
 
-class IncompleteReply(ModelServerError):
-    """The stream ended before the reply was complete; nothing from it may be executed."""
-
-
 def unreachable_message(base_url: str, detail: str = "") -> str:
     extra = f" ({detail})" if detail else ""
     return (

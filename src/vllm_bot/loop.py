@@ -27,6 +27,8 @@ from .events import (
     ToolOutput,
     UsageReported,
 )
+from .loopguard import LoopGuard
+from .progress import summarize_progress
 
 
 class Client(Protocol):
@@ -79,35 +81,52 @@ class Agent:
         self.gate = gate
         self.conversation = conversation or Conversation()
         self.usage = Usage()
+        self.guard = LoopGuard(config.loop_warn_after, config.loop_stop_after)
 
     def run(self, task: str) -> Outcome:
         """Work on one user message until the model answers without tool calls or a limit stops it."""
         self.conversation.add_user(task)
+        self.guard.reset()
         malformed_streak = 0
         limit = self.config.max_iterations
+        started = time.monotonic()
         for iteration in range(1, limit + 1):
+            if self.config.time_budget is not None and time.monotonic() - started > self.config.time_budget:
+                return self._stop(
+                    "time_budget",
+                    f"Stopped: the time budget of {self.config.time_budget:.0f} s "
+                    "(agent.time_budget) is used up.",
+                    iteration - 1,
+                )
             self.emit(IterationStarted(iteration, limit))
-            started = time.monotonic()
+            turn_started = time.monotonic()
             turn = self.client.complete(self.conversation, self.executor.definitions, self.emit)
             self.conversation.add_turn(turn)
-            self._account(turn, time.monotonic() - started)
+            self._account(turn, time.monotonic() - turn_started)
             if not turn.tool_calls:
                 return self._finish("done", turn.content, EXIT_OK, iteration)
             results, problems = self._run_calls(turn.tool_calls)
             self.conversation.add_results(results, turn.via)
             malformed_streak = malformed_streak + 1 if problems else 0
             if malformed_streak >= self.config.max_malformed_replies:
-                message = (
-                    f"Stopped: the model sent {malformed_streak} malformed tool calls in a row "
-                    f"(last problem: {problems[-1]}). A model or server with native tool calling may do "
-                    "better; `python cli.py doctor` checks the server."
+                return self._stop(
+                    "malformed",
+                    f"Stopped: the model sent {malformed_streak} malformed tool calls "
+                    f"in a row (last problem: {problems[-1]}). A model or server with native tool "
+                    "calling may do better; `python cli.py doctor` checks the server.",
+                    iteration,
                 )
-                return self._finish("malformed", message, EXIT_LIMIT, iteration)
-        message = (
-            f"Stopped after {limit} iterations without a final answer (agent.max_iterations; "
-            "raise it with --max-iterations N)."
+            verdict = self.guard.observe(turn.tool_calls, results)
+            if verdict.action == "stop":
+                return self._stop("loop", f"Stopped: {verdict.message} (loop guard).", iteration)
+            if verdict.action == "note":
+                self.conversation.add_user(verdict.message, kind="note")
+        return self._stop(
+            "max_iterations",
+            f"Stopped after {limit} iterations without a final answer "
+            "(agent.max_iterations; raise it with --max-iterations N).",
+            limit,
         )
-        return self._finish("max_iterations", message, EXIT_LIMIT, limit)
 
     def _run_calls(self, calls: list[ToolCall]) -> tuple[list[ToolResult], list[str]]:
         """Run every call in order; exactly one result per call. Returns (results, malformed problems)."""
@@ -140,6 +159,12 @@ class Agent:
             return
         self.usage.add(turn.usage)
         self.emit(UsageReported(turn.usage, self.usage, seconds, self.client.context_window))
+
+    def _stop(self, reason: str, message: str, iterations: int) -> Outcome:
+        """A limit ended the task: say which, and where the work stands."""
+        return self._finish(
+            reason, f"{message}\n{summarize_progress(self.conversation)}", EXIT_LIMIT, iterations
+        )
 
     def _finish(self, reason: str, answer: str, code: int, iterations: int) -> Outcome:
         if code != EXIT_OK:

@@ -163,3 +163,28 @@ def _check_legacy_error(chunk: Any) -> None:
     ):
         message = _get(chunk, "message") or (getattr(chunk, "model_extra", None) or {}).get("message")
         raise ModelServerError(f"The server reported an error during the reply: {message}")
+
+
+def reply_from_completion(completion: Any) -> RawReply:
+    """A non-streamed chat.completion as the same RawReply a stream produces."""
+    reply = RawReply(usage=usage_of(_get(completion, "usage")))
+    choices = _get(completion, "choices") or []
+    if not choices:
+        return reply
+    choice = choices[0]
+    message = _get(choice, "message")
+    reply.content = _get(message, "content") or ""
+    reply.reasoning = reasoning_of(message) or ""
+    reply.finish_reason = _get(choice, "finish_reason") or "stop"
+    entries = []
+    for index, call in enumerate(_get(message, "tool_calls") or []):
+        function = _get(call, "function")
+        entries.append(
+            {
+                "index": index,
+                "id": _get(call, "id"),
+                "function": {"name": _get(function, "name"), "arguments": _get(function, "arguments")},
+            }
+        )
+    reply.assembler.feed(entries)
+    return reply

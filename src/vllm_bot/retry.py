@@ -1,0 +1,70 @@
+"""Retries for a server that has answered before and then faltered: exponential backoff with jitter,
+honouring Retry-After. The clock and the random source are injectable so tests never sleep.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from .errors import ModelServerError
+from .events import Emit, Notice
+
+T = TypeVar("T")
+
+
+class TransientServerError(ModelServerError):
+    """A failure worth retrying: connection lost, 5xx, 429, an error inside a 200 stream, a stream
+    that ended early or stalled. Nothing from the failed attempt has been executed."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass
+class RetryPolicy:
+    attempts: int = 5  # total tries, the first included
+    base: float = 1.0  # seconds before the first retry; doubles each time
+    cap: float = 20.0  # longest single wait
+    jitter: float = 0.25  # +/- fraction of the wait, so restarted clients do not stampede
+    max_retry_after: float = 120.0
+
+
+class Retrier:
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        self.policy = policy
+        self.sleep = sleep
+        self.rand = rand
+
+    def delay(self, retry: int, retry_after: float | None) -> float:
+        """Seconds to wait before retry number `retry` (1-based)."""
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.policy.max_retry_after)
+        wait = min(self.policy.cap, self.policy.base * (2 ** (retry - 1)))
+        return max(0.0, wait * (1 + self.policy.jitter * (2 * self.rand() - 1)))
+
+    def run(self, action: Callable[[int], T], emit: Emit) -> T:
+        """Call action(attempt) until it succeeds, retrying TransientServerError with backoff."""
+        attempt = 1
+        while True:
+            try:
+                return action(attempt)
+            except TransientServerError as e:
+                if attempt >= self.policy.attempts:
+                    raise ModelServerError(f"{e} Gave up after {attempt} attempts.") from None
+                wait = self.delay(attempt, e.retry_after)
+                emit(
+                    Notice("warning", f"{e} Retrying in {wait:.0f} s ({attempt + 1}/{self.policy.attempts}).")
+                )
+                self.sleep(wait)
+                attempt += 1

@@ -1,0 +1,67 @@
+"""Read a blocking stream with two deadlines: a long one for the first chunk (prefill of a long prompt
+on a busy GPU is slow) and a shorter idle one between chunks (a stalled stream).
+
+A reader thread pulls from the SDK iterator and hands chunks over a queue; the caller waits with a
+timeout. On a stall the caller closes the stream and gives up on the reader (a daemon thread that
+ends when the socket does).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+_END = object()
+
+
+class StreamStalled(Exception):
+    def __init__(self, seconds: float, first: bool) -> None:
+        what = "the first token" if first else "the next chunk"
+        super().__init__(f"No data from the server for {seconds:.0f} s while waiting for {what}.")
+        self.first = first
+
+
+def with_deadlines(stream: Any, first_timeout: float, idle_timeout: float) -> Iterator[Any]:
+    """Yield the stream's items; raise StreamStalled when a deadline passes, re-raise reader errors."""
+    handoff: queue.Queue[Any] = queue.Queue()  # unbounded: the reader never blocks on an abandoned consumer
+
+    def reader() -> None:
+        try:
+            for item in stream:
+                handoff.put(item)
+        except BaseException as e:  # handed to the caller's thread, which re-raises it
+            handoff.put(_Failure(e))
+            return
+        handoff.put(_END)
+
+    threading.Thread(target=reader, name="vllm-bot-stream", daemon=True).start()
+    first = True
+    while True:
+        timeout = first_timeout if first else idle_timeout
+        try:
+            item = handoff.get(timeout=timeout)
+        except queue.Empty:
+            _close(stream)
+            raise StreamStalled(timeout, first) from None
+        if item is _END:
+            return
+        if isinstance(item, _Failure):
+            raise item.error
+        first = False
+        yield item
+
+
+class _Failure:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def _close(stream: Any) -> None:
+    close = getattr(stream, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:  # closing a half-read response from another thread may fail; it is abandoned
+            pass
