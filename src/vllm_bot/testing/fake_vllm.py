@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,6 +41,7 @@ class FakeVLLM:
         tokenize: bool = True,
         api_key: str | None = None,
         strict: bool = True,
+        auto_reply: Callable[[dict[str, Any]], Reply | None] | None = None,
     ) -> None:
         self.script = list(script or [])
         self.mode = mode
@@ -50,6 +52,9 @@ class FakeVLLM:
         self.tokenize = tokenize
         self.api_key = api_key
         self.strict = strict
+        self.auto_reply = auto_reply  # answers some requests (e.g. summaries) outside the script
+        self.auto_replied: list[dict[str, Any]] = []
+        self._stopping = threading.Event()
         self.requests: list[dict[str, Any]] = []  # every chat request body, in order
         self.rejected: list[dict[str, Any]] = []  # requests answered with the no-parser 400
         self.problems: list[str] = []
@@ -61,12 +66,13 @@ class FakeVLLM:
 
     def start(self) -> FakeVLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -99,6 +105,12 @@ class FakeVLLM:
     # -- request handling -----------------------------------------------------------------------
 
     def next_reply(self, body: dict[str, Any]) -> Reply | None:
+        if self.auto_reply is not None:
+            reply = self.auto_reply(body)
+            if reply is not None:
+                with self._lock:
+                    self.auto_replied.append(body)
+                return reply
         with self._lock:
             self.requests.append(body)
             self.problems.extend(check_history(body.get("messages") or []))
@@ -189,6 +201,16 @@ def check_history(messages: list[dict[str, Any]]) -> list[str]:
         if n != 1:
             problems.append(f"tool call {tid} has {n} results (expected exactly one)")
     return problems
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up (a cut test, a stopped agent) are normal here, not errors to print."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -316,7 +338,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             if reply.stall_after_bytes is not None and sent >= reply.stall_after_bytes:
-                time.sleep(3600)
+                self.fake._stopping.wait(600)
+                return
             if reply.latency:
                 time.sleep(reply.latency)
         self.wfile.write(b"0\r\n\r\n")
