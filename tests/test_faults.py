@@ -156,7 +156,7 @@ def test_error_object_inside_200_stream_is_retried(before_first_token):
     }
     broken = Reply(content="" if before_first_token else "Partial words", stream_error=err)
     with FakeVLLM([broken, Reply(content="fine")]) as server:
-        turn, events = ask(client_for(server, clock))
+        turn, _events = ask(client_for(server, clock))
         server.assert_done()
     assert turn.content == "fine" and len(clock.waits) == 1
 
@@ -183,7 +183,7 @@ def test_no_first_token_hits_first_token_timeout():
 def test_broken_streamed_arguments_retried_unstreamed():
     broken = Reply(calls=[Call("read", '{"path": "a.py"')])  # the stream delivers invalid JSON
     with FakeVLLM([broken, Reply(calls=[Call("read", {"path": "a.py"})])]) as server:
-        turn, events = ask(client_for(server, Clock()))
+        turn, _events = ask(client_for(server, Clock()))
         server.assert_done()
         assert server.requests[1].get("stream") in (None, False)
     assert turn.tool_calls[0].arguments == {"path": "a.py"} and turn.tool_calls[0].error is None
