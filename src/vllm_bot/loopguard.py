@@ -99,8 +99,8 @@ class LoopGuard:
             )
         return OK
 
-    def _note(self, kind: str, message: str) -> GuardVerdict:
-        key = f"{kind}:{self.calls[-1]}"
+    def _note(self, key: str, message: str) -> GuardVerdict:
+        """A note once per kind of repetition (the stop comes later if it goes on)."""
         if key in self._warned:
             return OK
         self._warned.add(key)
