@@ -4,7 +4,9 @@ changes, whatever the command tries. Legitimate writes inside the workspace work
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -175,15 +177,19 @@ def test_secrets_and_service_sockets_are_hidden(layout: Layout, sandbox: Sandbox
     assert run(sandbox, "ls -A /run | wc -l", env).stdout.strip() == "0"
 
 
-def test_workspace_under_tmp_still_works(tmp_path: Path):
-    ws = tmp_path / "ws"
+def test_workspace_under_tmp_still_works():
+    base = Path(tempfile.mkdtemp(prefix="vllm-bot-test-", dir="/tmp")).resolve()
+    ws = base / "ws"
     ws.mkdir()
-    with Sandbox(ws, SandboxConfig(), STATUS, home=tmp_path) as sandbox:
-        env = child_env(Layout(tmp_path, ws, tmp_path, tmp_path), sandbox)
-        result = run(sandbox, "echo ok > made.txt && ls -A /tmp", env)
-        assert result.returncode == 0, result.stderr
-        assert (ws / "made.txt").read_text() == "ok\n"
-        assert result.stdout.split() == [tmp_path.parts[2]]  # only the path down to the workspace
+    try:
+        with Sandbox(ws, SandboxConfig(), STATUS, home=base) as sandbox:
+            env = child_env(Layout(base, ws, base, base), sandbox)
+            result = run(sandbox, "echo ok > made.txt && ls -A /tmp", env)
+            assert result.returncode == 0, result.stderr
+            assert (ws / "made.txt").read_text() == "ok\n"
+            assert result.stdout.split() == [base.name]  # only the path down to the workspace
+    finally:
+        shutil.rmtree(base)
 
 
 def test_sibling_sentinel_unchanged_after_all_escapes(layout: Layout):
