@@ -193,9 +193,13 @@ def test_confinement_as_an_unprivileged_user(layout: Layout):
 
 
 def _processes_with(tag: str) -> bool:
+    """Is the sandboxed `sleep TAG` itself running (not just a process that has TAG in its argv)?"""
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and tag.encode() in (proc / "cmdline").read_bytes():
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().split(b"\0")[:2] == [
+                b"sleep",
+                tag.encode(),
+            ]:
                 return True
         except OSError:
             continue
