@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calls import ToolCall, ToolResult, error_result
-from .policy import Grants, decide
+from .config import ApprovalMode
+from .policy import Grants, decide, remember
 
 
 @dataclass
@@ -25,7 +26,7 @@ class ApprovalGate:
 
     def __init__(
         self,
-        mode: str,
+        mode: ApprovalMode,
         confirm: Confirm | None,
         *,
         preview: Callable[[str, dict[str, Any]], str | None] | None = None,
@@ -53,7 +54,7 @@ class ApprovalGate:
         answer = self.confirm(call, preview, verdict.reason)
         if answer.approved:
             if answer.always:
-                self.grants.tools.add(call.name)
+                remember(self.grants, call, sandboxed=self.sandboxed)
             return None
         note = f" The user said: {answer.message}" if answer.message else ""
         return error_result(call, f"the user declined this {call.name} call.{note}")

@@ -76,6 +76,18 @@ class ToolsConfig:
     output_limit: int = 30000  # characters of tool output the model sees (head + tail)
 
 
+SandboxMode = Literal["auto", "bwrap", "off"]
+
+
+@dataclass
+class SandboxConfig:
+    mode: SandboxMode = "auto"  # auto: bubblewrap when it works, else unsandboxed and every command asks
+    network: bool = False  # let sandboxed commands use the network
+    bwrap: str = "bwrap"  # the bubblewrap binary: a name on PATH or a path
+    hidden_paths: list[str] = field(default_factory=list)  # more files/dirs hidden from commands
+    writable_paths: list[str] = field(default_factory=list)  # more dirs commands may write
+
+
 @dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
@@ -83,6 +95,7 @@ class Config:
     system_prompt: SystemPromptConfig = field(default_factory=SystemPromptConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     source: str = field(default="defaults", compare=False)  # where the file layer came from
 
 

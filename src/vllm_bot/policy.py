@@ -1,30 +1,283 @@
-"""INTERIM approval policy until the full policy (shell splitting, read-only commands) lands."""
+"""The approval policy: a pure decision over (call, mode, grants) -> allow | ask | deny. No I/O.
+
+Approvals cut down prompts; they are not the security boundary (the sandbox is). So the read-only
+shortcut and the "always" prefix grants for commands apply only when commands run sandboxed; without
+the sandbox every command asks in `ask` and `auto-edit` unless the user allowed that exact line.
+`full-auto` (the explicit --yes flag) allows everything that is not denied. Denied in every mode:
+malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, and commands that wipe the machine or
+the home directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...).
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Literal
 
-from .calls import ToolCall
+from vllm_bot.calls import ToolCall
+from vllm_bot.config import ApprovalMode
+from vllm_bot.readonly import is_read_only_command, judge_part, judge_redirect, why_not_read_only, words
+from vllm_bot.shellsplit import ShellSyntaxError, SimpleCommand, split_commands
+
+__all__ = [
+    "DEFAULT_TOOL_KINDS",
+    "Decision",
+    "Grants",
+    "Verdict",
+    "decide",
+    "is_read_only_command",
+    "remember",
+]
 
 Decision = Literal["allow", "ask", "deny"]
+DEFAULT_TOOL_KINDS: dict[str, str] = {"read": "read", "write": "edit", "edit": "edit", "exec": "exec"}
+PROTECTED_DIRS = (".git", ".vllm-bot")
+
+# Tools whose second word names what they do (`git commit`, `npm test`): a grant covers both words.
+_SUBCOMMAND_TOOLS = set(
+    words(
+        "git npm pnpm yarn npx cargo go pip pip3 uv poetry make "
+        "docker podman kubectl dotnet mvn gradle bun deno"
+    )
+)
+# Programs that run whatever their arguments say: granting them would grant everything.
+_NO_PREFIX = set(
+    words(
+        "bash sh zsh dash fish env sudo su doas xargs timeout nice nohup exec eval source . command builtin "
+        "time watch strace setsid stdbuf ionice chroot unshare flock script busybox parallel ssh perl ruby "
+        "node rm"
+    )
+)
+_SYSTEM_DIRS = set(
+    words("bin boot dev etc home lib lib32 lib64 opt proc root sbin srv sys usr var mnt media run snap nix")
+)
+_WRAPPERS = set(words("sudo doas env nice nohup timeout time exec command builtin xargs stdbuf ionice"))
+_SHELLS = set(words("bash sh zsh dash ksh fish"))
+_HOME_TARGET = re.compile(r"(~|\$HOME|\$\{HOME\})/?\*?")
 
 
-@dataclass
-class Grants:
-    tools: set[str] = field(default_factory=set)
-    commands: set[str] = field(default_factory=set)
-
-
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     decision: Decision
     reason: str
 
 
-def decide(call: ToolCall, mode: str, grants: Grants, *, sandboxed: bool = True, tool_kinds=None) -> Verdict:
-    if mode == "full-auto" or call.name == "read" or call.name in grants.tools:
-        return Verdict("allow", "allowed")
-    if mode == "auto-edit" and call.name in ("write", "edit"):
-        return Verdict("allow", "file edits run in auto-edit")
-    return Verdict("ask", f"{call.name} needs approval in {mode} mode")
+@dataclass
+class Grants:
+    """ "Always for this session" answers. tools: tool names; commands: argv prefixes such as
+    "pytest" or "git commit" (honoured only when sandboxed); lines: exact command lines."""
+
+    tools: set[str] = field(default_factory=set)
+    commands: set[str] = field(default_factory=set)
+    lines: set[str] = field(default_factory=set)
+
+
+def tool_kind(name: str, tool_kinds: Mapping[str, str] | None = None) -> str:
+    """read | edit | exec | external (unknown tools are external)."""
+    kinds = {**DEFAULT_TOOL_KINDS, **(tool_kinds or {})}
+    return kinds.get(name, "external")
+
+
+def decide(
+    call: ToolCall,
+    mode: ApprovalMode,
+    grants: Grants,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+) -> Verdict:
+    """Whether `call` runs now (allow), needs the user (ask) or must never run (deny)."""
+    if call.error:
+        return Verdict("deny", f"the call is malformed: {call.error}")
+    kind = tool_kind(call.name, tool_kinds)
+    if kind == "read":
+        return Verdict("allow", "it only reads")
+    if kind == "edit":
+        return _decide_edit(call, mode, grants)
+    if kind == "exec":
+        return _decide_exec(call, mode, grants, sandboxed)
+    if mode == "full-auto":
+        return Verdict("allow", "full-auto mode")
+    if call.name in grants.tools:
+        return Verdict("allow", f"you allowed {call.name} for this session")
+    return Verdict("ask", f"{call.name} is an external tool")
+
+
+def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants) -> Verdict:
+    reason = protected_path_reason(call.arguments.get("path"))
+    if reason:
+        return Verdict("deny", reason)
+    if mode != "ask":
+        return Verdict("allow", f"{mode} mode")
+    if call.name in grants.tools:
+        return Verdict("allow", f"you allowed {call.name} for this session")
+    return Verdict("ask", "ask mode confirms every file change")
+
+
+def _decide_exec(call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: bool) -> Verdict:
+    command = call.arguments.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return Verdict("deny", "there is no command to run")
+    danger = destructive_reason(command)
+    if danger:
+        return Verdict("deny", danger)
+    if mode == "full-auto":
+        return Verdict("allow", "full-auto mode")
+    if command.strip() in grants.lines:
+        return Verdict("allow", "you allowed this exact command for this session")
+    if not sandboxed:
+        return Verdict("ask", "commands run unsandboxed, so every command needs approval")
+    if call.name in grants.tools:
+        return Verdict("allow", f"you allowed {call.name} for this session")
+    not_read_only = why_not_read_only(command)
+    if not_read_only is None:
+        return Verdict("allow", "a read-only command")
+    if grants.commands and _covered_by_prefixes(command, grants.commands):
+        return Verdict("allow", "every part is read-only or allowed for this session")
+    return Verdict("ask", not_read_only)
+
+
+def _covered_by_prefixes(command: str, prefixes: set[str]) -> bool:
+    try:
+        parts = split_commands(command)
+    except ShellSyntaxError:
+        return False
+    return all(judge_part(part) is None or _granted(part, prefixes) for part in parts)
+
+
+def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
+    if part.assignments or any(judge_redirect(r) for r in part.redirects):
+        return False
+    prefix = command_prefix(part)
+    if prefix is None:
+        return False
+    words = [w.text for w in part.words]
+    return any(words[: len(p.split())] == p.split() for p in prefixes)
+
+
+def command_prefix(part: SimpleCommand) -> str | None:
+    """The words an "always" answer covers: `pytest`, `git commit`, `python -m pytest`; None if unsafe."""
+    words = part.words
+    if not words or any(w.dynamic for w in words[:3]) or words[0].text in _NO_PREFIX:
+        return None
+    first = words[0].text
+    if PurePosixPath(first).name.startswith("python"):
+        if len(words) >= 3 and words[1].text == "-m":
+            return " ".join(w.text for w in words[:3])
+        return None  # `python script.py` and `python -c` run anything: exact lines only
+    if first in _SUBCOMMAND_TOOLS and len(words) >= 2 and not words[1].text.startswith("-"):
+        return f"{first} {words[1].text}"
+    return first
+
+
+def remember(grants: Grants, call: ToolCall, *, sandboxed: bool = True,
+             tool_kinds: Mapping[str, str] | None = None) -> str:  # fmt: skip
+    """Record an "always for this session" answer for `call`; returns what it covers, for the UI."""
+    if tool_kind(call.name, tool_kinds) != "exec":
+        grants.tools.add(call.name)
+        return f"every {call.name} call"
+    command = str(call.arguments.get("command", "")).strip()
+    prefixes = _prefixes_to_grant(command) if sandboxed else None
+    if not prefixes:
+        grants.lines.add(command)
+        return f"exactly `{command}`"
+    grants.commands.update(prefixes)
+    return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(prefixes))
+
+
+def _prefixes_to_grant(command: str) -> set[str] | None:
+    try:
+        parts = split_commands(command)
+    except ShellSyntaxError:
+        return None
+    prefixes = set()
+    for part in parts:
+        if judge_part(part) is None:
+            continue
+        prefix = command_prefix(part)
+        if prefix is None or part.assignments or any(judge_redirect(r) for r in part.redirects):
+            return None
+        prefixes.add(prefix)
+    return prefixes
+
+
+def protected_path_reason(path: object) -> str | None:
+    """File tools never write into `.git/` or `.vllm-bot/` (hooks, config and the agent's state)."""
+    if not isinstance(path, str):
+        return None
+    parts = [p.lower() for p in PurePosixPath(path.replace("\\", "/")).parts]
+    for name in PROTECTED_DIRS:
+        if name in parts:
+            return f"{path} is inside {name}/, which the agent must not change"
+    return None
+
+
+def destructive_reason(command: str) -> str | None:
+    """Why the line must never run (wipes the system, the home directory or a disk); None otherwise."""
+    try:
+        parts = split_commands(command)
+    except ShellSyntaxError:
+        return None
+    for part in parts:
+        words = _unwrap([w.text for w in part.words])
+        if not words:
+            continue
+        name = PurePosixPath(words[0]).name
+        if name in _SHELLS and _shell_script(words) is not None:
+            inner = destructive_reason(_shell_script(words) or "")
+            if inner:
+                return inner
+        if name.startswith("mkfs") or (name == "dd" and any(_is_disk(w) for w in words)):
+            return f"`{name}` would overwrite a disk"
+        recursive_delete = name == "find" and "-delete" in words
+        if (name in ("rm", "chmod", "chown", "chgrp", "shred") or recursive_delete) and _recursive_on_system(
+            ["-r", *words[1:]] if recursive_delete else words[1:]
+        ):
+            return f"`{' '.join(words)}` would destroy the system or the home directory"
+    return None
+
+
+def _unwrap(words: list[str]) -> list[str]:
+    """Drop wrappers (`sudo`, `env X=1`, `timeout 5`, `nice -n 5`) in front of the real command."""
+    i = 0
+    while i < len(words) and PurePosixPath(words[i]).name in _WRAPPERS:
+        i += 1
+        while i < len(words) and (words[i].startswith("-") or "=" in words[i] or words[i].isdigit()):
+            i += 1
+    return words[i:]
+
+
+def _shell_script(words: list[str]) -> str | None:
+    """The script of `bash -c SCRIPT` (also `sh -lc`)."""
+    for i, word in enumerate(words[1:-1], start=1):
+        if re.fullmatch(r"-[a-z]*c[a-z]*", word):
+            return words[i + 1]
+    return None
+
+
+def _recursive_on_system(args: list[str]) -> bool:
+    recursive = any(a in ("--recursive", "--no-preserve-root") or re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*", a)
+                    for a in args)  # fmt: skip
+    targets = [a for a in args if not a.startswith("-")]
+    return recursive and any(_is_system_target(t) for t in targets)
+
+
+def _is_system_target(target: str) -> bool:
+    if _HOME_TARGET.fullmatch(target) or target.rstrip("/*") in ("..", "../.."):
+        return True
+    if target.startswith("/") and not target.rstrip("/*"):
+        return True  # `/`, `/*`
+    parts = PurePosixPath(target).parts
+    return target.startswith("/") and len(parts) == 2 and parts[1].rstrip("*") in _SYSTEM_DIRS
+
+
+def _is_disk(word: str) -> bool:
+    path = word.removeprefix("of=")
+    return word.startswith("of=/dev/") and path not in (
+        "/dev/null",
+        "/dev/zero",
+        "/dev/stdout",
+        "/dev/stderr",
+    )

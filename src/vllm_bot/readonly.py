@@ -1,0 +1,330 @@
+"""The read-only allowlist: which command lines cannot change anything, so they may run unasked.
+
+A line is read-only only if the shell splitter decomposes it completely and every part is a known
+read-only command whose options cannot write files or run other programs. Everything else (unknown
+commands, wrappers such as env/xargs/timeout, eval, `bash -c`, redirections to files, assignments
+that could steer a later expansion, anything unparsable) is not. A word that is only known at run time
+(`$VAR`, `*.py`, `$(...)`) may become any option, so it is accepted only by commands for which no
+option is dangerous. Redirections to /dev/null, /dev/stdout, /dev/stderr and between descriptors
+(`2>&1`) are accepted: they cannot create or change a file.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+
+from vllm_bot.scriptcheck import awk_reason, sed_reason
+from vllm_bot.shellsplit import Redirect, ShellSyntaxError, SimpleCommand, Word, split_commands
+
+MAX_LENGTH = 10_000
+Check = Callable[[str, Sequence[Word]], "str | None"]
+
+_FD = re.compile(r"\d+-?|-")
+_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
+_SAFE_ASSIGNMENT = re.compile(r"LC_[A-Z]+|LANG|LANGUAGE|TZ|COLUMNS|NO_COLOR")
+_ALLOWED_CONTROL = {"\n", "\t"}
+
+
+def words(text: str) -> tuple[str, ...]:
+    """A word list written as one string (keeps long allowlists readable)."""
+    return tuple(text.split())
+
+
+def is_read_only_command(command: str) -> bool:
+    """True only if every part of the shell line is a known read-only command with safe options."""
+    return why_not_read_only(command) is None
+
+
+def why_not_read_only(command: str) -> str | None:
+    """None for a read-only line; otherwise a short reason (for the approval prompt and logs)."""
+    if not command.strip():
+        return "the command is empty"
+    if len(command) > MAX_LENGTH:
+        return f"the command is longer than {MAX_LENGTH} characters"
+    for char in command:
+        if char not in _ALLOWED_CONTROL and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            return f"the command contains the control character U+{ord(char):04X}"
+    try:
+        parts = split_commands(command)
+    except ShellSyntaxError as e:
+        return f"the command cannot be judged ({e})"
+    for part in parts:
+        reason = judge_part(part)
+        if reason:
+            return reason
+    return None
+
+
+def judge_part(part: SimpleCommand) -> str | None:
+    for redirect in part.redirects:
+        reason = judge_redirect(redirect)
+        if reason:
+            return reason
+    if part.assignments and not part.words:
+        return "it sets a shell variable"
+    for name, value in part.assignments:
+        if not _SAFE_ASSIGNMENT.fullmatch(name) or value.dynamic:
+            return f"it sets {name} for the command"
+    if not part.words:
+        return None
+    first = part.words[0]
+    if first.dynamic:
+        return "the command name is only known at run time"
+    rule = RULES.get(first.text)
+    if rule is None:
+        return f"`{first.text}` is not a known read-only command"
+    return rule(first.text, part.words[1:])
+
+
+def judge_redirect(redirect: Redirect) -> str | None:
+    target = redirect.target
+    if redirect.op in ("<&", ">&"):
+        if not target.dynamic and _FD.fullmatch(target.text):
+            return None
+        return f"it redirects to {target.text}"
+    if redirect.op == "<<<":
+        return None
+    if target.dynamic:
+        return "a redirection target is only known at run time"
+    if target.text.startswith(("/dev/tcp/", "/dev/udp/")):
+        return "a redirection opens a network connection"
+    if redirect.op == "<" or target.text in _HARMLESS_TARGETS:
+        return None
+    return f"it writes to {target.text} ({redirect.op})"
+
+
+def options(
+    *,
+    deny: Iterable[str] = (),
+    short: str = "",
+    max_args: int | None = None,
+    values: Iterable[str] = (),
+    positional: Callable[[str], bool] | None = None,
+) -> Check:
+    """A check for a command whose dangerous options are known.
+
+    deny: long options that write or run programs (GNU abbreviations such as `--out` are caught);
+    short: option letters that do (also inside clusters such as `-uo`); max_args: positional
+    arguments allowed (more would name an output file); values: options whose value is the next word;
+    positional: a test every positional argument must pass.
+    """
+    long_deny = tuple(d.lstrip("-") for d in deny)
+    value_options = set(values)
+    restricted = bool(long_deny or short or max_args is not None or positional)
+
+    def check(name: str, args: Sequence[Word]) -> str | None:
+        count, options_done, skip = 0, False, False
+        for word in args:
+            if word.dynamic:
+                if restricted:
+                    return f"`{name}` gets an argument only known at run time ({word.text})"
+                continue
+            text = word.text
+            if skip:
+                skip = False
+            elif options_done or text == "-" or not text.startswith("-"):
+                count += 1
+                if positional and not positional(text):
+                    return f"`{name} {text}` may change something"
+            elif text == "--":
+                options_done = True
+            elif text.startswith("--"):
+                option = text[2:].split("=", 1)[0]
+                if any(d.startswith(option) for d in long_deny):
+                    return f"`{name} --{option}` may write files or run programs"
+                skip = text in value_options
+            elif any(c in short for c in text[1:]):
+                return f"`{name} {text}` may write files or run programs"
+            else:
+                skip = text in value_options
+        if max_args is not None and count > max_args:
+            return f"`{name}` with {count} file arguments writes the last one"
+        return None
+
+    return check
+
+
+ANY = options()
+
+_FIND_ACTIONS = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+
+
+def _find(name: str, args: Sequence[Word]) -> str | None:
+    for word in args:
+        if word.dynamic:
+            return f"`{name}` gets an argument only known at run time ({word.text})"
+        if word.text in _FIND_ACTIONS:
+            return f"`{name} {word.text}` runs commands or changes files"
+    return None
+
+
+def _command(name: str, args: Sequence[Word]) -> str | None:
+    if args and not args[0].dynamic and args[0].text in ("-v", "-V"):
+        return None
+    return "`command` runs another command"
+
+
+_SET_WORDS = {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "noclobber"}
+
+
+def _set(name: str, args: Sequence[Word]) -> str | None:
+    for word in args:
+        if word.dynamic or not (re.fullmatch(r"[-+][a-zA-Z]+", word.text) or word.text in _SET_WORDS):
+            return "`set` with these arguments changes the shell's parameters"
+    return None
+
+
+def _sed(name: str, args: Sequence[Word]) -> str | None:
+    if any(word.dynamic for word in args):
+        return f"`{name}` gets an argument only known at run time"
+    return sed_reason([word.text for word in args])
+
+
+def _awk(name: str, args: Sequence[Word]) -> str | None:
+    if any(word.dynamic for word in args):
+        return f"`{name}` gets an argument only known at run time"
+    return awk_reason([word.text for word in args])
+
+
+# -- git -----------------------------------------------------------------------------------------
+_GIT_GLOBAL = {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
+_GIT_REVIEW = options(deny=("--output",))
+_GIT_LIST_VALUES = words("--contains --no-contains --merged --no-merged --points-at --sort --format")
+
+
+def _git_listing(deny: tuple[str, ...], short: str) -> Check:
+    """`git branch`/`git tag`: only listing; a name without --list would create one."""
+    check = options(deny=("--output", *deny), short=short, values=_GIT_LIST_VALUES)
+    counter = options(max_args=0, values=_GIT_LIST_VALUES)
+
+    def listing(name: str, args: Sequence[Word]) -> str | None:
+        reason = check(name, args)
+        if reason is None and not any(w.text in ("-l", "--list") for w in args) and counter(name, args):
+            return f"`{name}` with a name creates or changes it"
+        return reason
+
+    return listing
+
+
+def _git_first(allowed: set[str], then: Check = _GIT_REVIEW, empty_ok: bool = False) -> Check:
+    """Subcommands like `git stash list`: the first argument must be one of `allowed`."""
+
+    def check(name: str, args: Sequence[Word]) -> str | None:
+        if not args:
+            return None if empty_ok else f"`{name}` without a read-only action"
+        if args[0].text not in allowed:
+            return f"`{name} {args[0].text}` may change the repository"
+        return then(name, args[1:])
+
+    return check
+
+
+def _git_remote(name: str, args: Sequence[Word]) -> str | None:
+    if all(word.text in ("-v", "--verbose") for word in args) or args[0].text == "get-url":
+        return None
+    return f"`{name} {args[0].text}` may change the repository"
+
+
+_CONFIG_READ = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--list", "-l"}
+_CONFIG_WRITE = options(
+    deny=words("--add --unset --unset-all --replace-all --rename-section --remove-section --edit"),
+    short="e",
+)
+
+
+def _git_config(name: str, args: Sequence[Word]) -> str | None:
+    reason = _CONFIG_WRITE(name, args)
+    if reason:
+        return reason
+    if args and args[0].text in ("get", "list"):
+        return None
+    if any(word.text in _CONFIG_READ for word in args):
+        return None
+    return "`git config` without --get or --list may change the configuration"
+
+
+_GIT_RULES: dict[str, Check] = {
+    **dict.fromkeys(
+        words(
+            "status diff log show blame annotate shortlog describe rev-parse rev-list ls-files ls-tree "
+            "cat-file show-ref merge-base count-objects name-rev for-each-ref whatchanged diff-tree "
+            "diff-files diff-index check-ignore check-attr cherry var version"
+        ),
+        _GIT_REVIEW,
+    ),
+    "grep": options(deny=("--output", "--open-files-in-pager"), short="O"),
+    "branch": _git_listing(
+        words(
+            "--delete --move --copy --force --set-upstream-to --set-upstream --unset-upstream "
+            "--edit-description --track --no-track --create-reflog --recurse-submodules"
+        ),
+        "dDmMcCfut",
+    ),
+    "tag": _git_listing(
+        words(
+            "--delete --annotate --sign --local-user --message --file --force --edit --create-reflog "
+            "--cleanup --trailer"
+        ),
+        "dasumFfe",
+    ),
+    "remote": _git_remote,
+    "stash": _git_first({"list", "show"}),
+    "worktree": _git_first({"list"}),
+    "reflog": _git_first({"show", "exists"}, empty_ok=True),
+    "config": _git_config,
+}
+
+
+def _git(name: str, args: Sequence[Word]) -> str | None:
+    if any(word.dynamic for word in args):
+        return "`git` gets an argument only known at run time"
+    rest = list(args)
+    while rest and rest[0].text.startswith("-"):
+        option = rest.pop(0).text
+        if option == "--version" and not rest:
+            return None
+        if option not in _GIT_GLOBAL:
+            return f"`git {option}` changes how git runs"
+    if not rest:
+        return "`git` without a subcommand"
+    sub = rest[0].text
+    rule = _GIT_RULES.get(sub)
+    if rule is None:
+        return f"`git {sub}` is not a known read-only git command"
+    return rule(f"git {sub}", rest[1:])
+
+
+_SIMPLE_READERS = words(
+    "ls cat head tail wc nl tac rev grep egrep fgrep stat du df pwd cd echo printf true false : test [ "
+    "cut paste join comm column tr fold diff cmp basename dirname realpath readlink md5sum sha1sum "
+    "sha224sum sha256sum sha384sum sha512sum b2sum cksum base32 base64 od hexdump strings id whoami "
+    "groups uname printenv nproc uptime ps free lscpu arch jq seq expr sleep which type"
+)
+
+RULES: dict[str, Check] = {
+    **dict.fromkeys(_SIMPLE_READERS, ANY),
+    "rg": options(deny=("--pre", "--pre-glob")),
+    "find": _find,
+    "fd": options(deny=("--exec", "--exec-batch"), short="xX"),
+    "fdfind": options(deny=("--exec", "--exec-batch"), short="xX"),
+    "tree": options(short="oR"),
+    "file": options(deny=("--compile",), short="C"),
+    "sort": options(deny=("--output", "--compress-program"), short="o"),
+    "uniq": options(max_args=1),
+    "xxd": options(max_args=1),
+    "date": options(
+        deny=("--set",),
+        short="s",
+        values=("-d", "--date", "-r", "--reference", "-f", "--file"),
+        positional=lambda text: text.startswith("+"),
+    ),
+    "command": _command,
+    "set": _set,
+    "git": _git,
+    "sed": _sed,
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+}

@@ -1,0 +1,96 @@
+"""Which paths the sandbox protects inside writable trees, and which secrets it hides.
+
+Protected (read-only even inside the workspace, whether or not they exist yet): `.git/hooks`,
+`.git/config`, `.git/config.worktree`, `.git/modules` (submodule git dirs carry their own hooks and
+config), the `.git` file of a worktree or submodule and the git dirs it points to, `.gitmodules`,
+and the agent's `.vllm-bot/`. Hidden (an empty read-only tmpfs or /dev/null over them): credential
+stores under $HOME such as ~/.ssh, ~/.aws, ~/.config/gh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from vllm_bot.statedir import STATE_DIR_NAME
+
+SECRET_HOME_PATHS = (
+    ".ssh", ".aws", ".azure", ".config/gh", ".config/hub", ".gnupg", ".netrc", ".git-credentials",
+    ".config/git/credentials", ".docker", ".kube", ".config/gcloud", ".password-store", ".pypirc",
+    ".npmrc", ".yarnrc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
+    ".vault-token", ".terraform.d", ".local/share/keyrings", ".config/op", ".config/rclone",
+    ".pgpass", ".my.cnf", ".cache/huggingface/token", ".huggingface", ".config/vllm-bot",
+)  # fmt: skip
+# Shell start-up files: protected only when $HOME lies inside a writable tree (else read-only anyway).
+HOME_STARTUP_FILES = (
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
+    ".zlogin", ".gitconfig", ".config/git", ".config/fish", ".ssh",
+)  # fmt: skip
+Kind = Literal["dir", "file"]
+GIT_PROTECTED: tuple[tuple[str, Kind], ...] = (("hooks", "dir"), ("config", "file"), ("modules", "dir"))
+
+
+@dataclass(frozen=True)
+class Protected:
+    path: Path
+    kind: Kind  # what to create as a mount point when it does not exist
+    create: bool  # mask it even when missing (creating an empty mount point)
+
+
+def read_gitdir(git_file: Path) -> Path | None:
+    """The directory a `.git` file points to (`gitdir: ...`), resolved; None if unreadable."""
+    try:
+        text = git_file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gitdir:"):
+            return (git_file.parent / line.split(":", 1)[1].strip()).resolve()
+    return None
+
+
+def git_dirs(root: Path) -> list[Path]:
+    """The git dirs of the repository rooted at `root`: `.git`, or the targets of a `.git` file
+    (the worktree's or submodule's git dir and its common dir)."""
+    dot_git = root / ".git"
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        return [dot_git]
+    if not dot_git.is_file():
+        return []
+    target = read_gitdir(dot_git)
+    if target is None:
+        return []
+    dirs = [target]
+    commondir = target / "commondir"
+    if commondir.is_file():
+        common = (target / commondir.read_text(encoding="utf-8", errors="replace").strip()).resolve()
+        dirs.append(common)
+    return dirs
+
+
+def protected_paths(workspace: Path) -> list[Protected]:
+    """Everything under `workspace` (and the git dirs it uses) that commands must not change."""
+    workspace = workspace.resolve()
+    found = [Protected(workspace / STATE_DIR_NAME, "dir", True)]
+    dot_git = workspace / ".git"
+    if dot_git.is_symlink() or dot_git.is_file():
+        found.append(Protected(dot_git, "file", False))
+    elif not dot_git.exists():
+        found.append(Protected(dot_git, "dir", True))  # no repository: nobody may create one
+    for git_dir in git_dirs(workspace):
+        found.extend(Protected(git_dir / name, kind, True) for name, kind in GIT_PROTECTED)
+        found.append(Protected(git_dir / "config.worktree", "file", False))
+    found.append(Protected(workspace / ".gitmodules", "file", False))
+    return found
+
+
+def is_protected(path: Path, workspace: Path) -> bool:
+    """True if writing `path` would touch a protected path of `workspace` (for in-process file tools)."""
+    resolved = path.resolve()
+    return any(resolved == p.path or p.path in resolved.parents for p in protected_paths(workspace))
+
+
+def secret_paths(home: Path) -> list[Path]:
+    """The credential stores under `home` that exist."""
+    return [home / rel for rel in SECRET_HOME_PATHS if (home / rel).exists() or (home / rel).is_symlink()]
