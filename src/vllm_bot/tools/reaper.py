@@ -1,0 +1,147 @@
+"""Finding and killing every process an exec started, including ones that daemonized.
+
+A run is tagged with a unique marker in its environment. Its processes are: the shell's session and
+process group, every process whose environment carries the marker (setsid, nohup and double-forked
+children inherit it), and all their descendants. The agent makes itself a child subreaper (Linux
+prctl) so orphans are re-parented to it rather than to init, and reaps the ones it kills. A child
+started with `env -i` *and* `setsid` escapes all three tests; the sandbox's PID namespace covers it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+PR_SET_CHILD_SUBREAPER = 36
+MARKER_VAR = "VLLM_BOT_EXEC_ID"
+_subreaper: bool | None = None
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (best effort; once per process)."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _subreaper = False
+    return _subreaper
+
+
+@dataclass(frozen=True)
+class ProcInfo:
+    pid: int
+    ppid: int
+    pgrp: int
+    sid: int
+    state: str
+
+
+def scan() -> dict[int, ProcInfo]:
+    """All processes visible in /proc (empty where there is no /proc)."""
+    procs: dict[int, ProcInfo] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return procs
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) >= 4:
+            pid = int(name)
+            procs[pid] = ProcInfo(pid, int(fields[1]), int(fields[2]), int(fields[3]), fields[0])
+    return procs
+
+
+def _has_marker(pid: int, marker: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return marker in f.read()
+    except OSError:
+        return False
+
+
+def find_tree(leader: int, marker: str) -> tuple[set[int], set[int]]:
+    """(live, zombie) pids belonging to the run whose shell was `leader` (its session and group id)."""
+    procs = scan()
+    me = os.getpid()
+    tag = f"{MARKER_VAR}={marker}\0".encode()
+    members = {p.pid for p in procs.values() if leader in (p.sid, p.pgrp)}
+    members |= {pid for pid, p in procs.items() if p.state != "Z" and _has_marker(pid, tag)}
+    children: dict[int, list[int]] = {}
+    for p in procs.values():
+        children.setdefault(p.ppid, []).append(p.pid)
+    stack = [leader, *members]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in members:
+                members.add(child)
+                stack.append(child)
+    members.discard(me)
+    live = {pid for pid in members if pid in procs and procs[pid].state not in ("Z", "X")}
+    return live, members - live
+
+
+def kill_tree(proc: subprocess.Popen[bytes], marker: str, grace: float) -> set[int]:
+    """SIGTERM everything of the run, SIGKILL what is left after `grace` seconds; reap what we can.
+    Returns the pids that were signalled (empty when nothing was left)."""
+    signalled: set[int] = set()
+    live = _signal(proc.pid, marker, signal.SIGTERM, signalled)
+    if live:
+        _signal(proc.pid, marker, signal.SIGCONT, signalled)  # stopped processes must see the TERM
+    deadline = time.monotonic() + grace
+    while live and time.monotonic() < deadline:
+        time.sleep(0.02)
+        _reap(signalled, proc)
+        live, _ = find_tree(proc.pid, marker)
+    for _ in range(20):  # repeated: a fork loop may add processes between the scan and the kill
+        if not live:
+            break
+        _signal(proc.pid, marker, signal.SIGKILL, signalled)
+        time.sleep(0.01)
+        _reap(signalled, proc)
+        live, _ = find_tree(proc.pid, marker)
+    _, zombies = find_tree(proc.pid, marker)  # includes orphans that exited by themselves
+    _reap(signalled | zombies, proc)
+    return signalled
+
+
+def _signal(leader: int, marker: str, sig: int, signalled: set[int]) -> set[int]:
+    live, _ = find_tree(leader, marker)
+    try:
+        os.killpg(leader, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pid in live:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            continue
+    signalled |= live
+    return live
+
+
+def _reap(pids: set[int], proc: subprocess.Popen[bytes]) -> None:
+    """Collect exit statuses of killed orphans re-parented to us (never the shell: Popen owns it)."""
+    proc.poll()
+    for pid in pids:
+        if pid == proc.pid:
+            continue
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
