@@ -138,7 +138,8 @@ def _check_matches(
 
 def _replace(text: str, spans: list[Span], new: str) -> tuple[str, list[Span]]:
     """`text` with each span replaced by `new` in that span's line endings, and the new spans."""
-    default = newline_style(text)
+    # Line breaks inserted into a CR-only file become LF: LF oldText must be able to find them again.
+    default = "\r\n" if newline_style(text) == "\r\n" else "\n"
     parts: list[str] = []
     new_spans: list[Span] = []
     last = length = 0
