@@ -99,49 +99,59 @@ def find_tree(leader: int, marker: str) -> tuple[set[int], set[int]]:
 def kill_tree(proc: subprocess.Popen[bytes], marker: str, grace: float) -> set[int]:
     """SIGTERM everything of the run, SIGKILL what is left after `grace` seconds; reap what we can.
     Returns the pids that were signalled (empty when nothing was left)."""
-    signalled: set[int] = set()
-    live = _signal(proc.pid, marker, signal.SIGTERM, signalled)
+    sweep = _Sweep(proc, marker)
+    live = sweep.signal(signal.SIGTERM)
     if live:
-        _signal(proc.pid, marker, signal.SIGCONT, signalled)  # stopped processes must see the TERM
+        sweep.signal(signal.SIGCONT)  # stopped processes must see the TERM
     deadline = time.monotonic() + grace
     while live and time.monotonic() < deadline:
         time.sleep(0.02)
-        _reap(signalled, proc)
-        live, _ = find_tree(proc.pid, marker)
+        sweep.reap()
+        live = sweep.scan()
     for _ in range(20):  # repeated: a fork loop may add processes between the scan and the kill
         if not live:
             break
-        _signal(proc.pid, marker, signal.SIGKILL, signalled)
+        sweep.signal(signal.SIGKILL)
         time.sleep(0.01)
-        _reap(signalled, proc)
-        live, _ = find_tree(proc.pid, marker)
-    _, zombies = find_tree(proc.pid, marker)  # includes orphans that exited by themselves
-    _reap(signalled | zombies, proc)
-    return signalled
+        sweep.reap()
+        live = sweep.scan()
+    sweep.scan()
+    sweep.reap()
+    return sweep.signalled
 
 
-def _signal(leader: int, marker: str, sig: int, signalled: set[int]) -> set[int]:
-    live, _ = find_tree(leader, marker)
-    try:
-        os.killpg(leader, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for pid in live:
+class _Sweep:
+    """The processes of one run as seen across repeated scans."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], marker: str):
+        self.proc, self.marker = proc, marker
+        self.signalled: set[int] = set()
+        self.seen: set[int] = set()  # live or zombie members; zombies re-parent to us when their parent dies
+
+    def scan(self) -> set[int]:
+        live, zombies = find_tree(self.proc.pid, self.marker)
+        self.seen |= live | zombies
+        return live
+
+    def signal(self, sig: int) -> set[int]:
+        live = self.scan()
         try:
-            os.kill(pid, sig)
+            os.killpg(self.proc.pid, sig)
         except (ProcessLookupError, PermissionError):
-            continue
-    signalled |= live
-    return live
+            pass
+        for pid in live:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                continue
+        self.signalled |= live
+        return live
 
-
-def _reap(pids: set[int], proc: subprocess.Popen[bytes]) -> None:
-    """Collect exit statuses of killed orphans re-parented to us (never the shell: Popen owns it)."""
-    proc.poll()
-    for pid in pids:
-        if pid == proc.pid:
-            continue
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            continue
+    def reap(self) -> None:
+        """Collect exit statuses of members re-parented to us (never the shell's: Popen owns it)."""
+        self.proc.poll()
+        for pid in self.seen - {self.proc.pid}:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                continue
