@@ -83,7 +83,8 @@ def test_runs_in_the_workspace_with_a_noninteractive_environment(tmp_path: Path)
     ex = executor(tmp_path, env=env, exec_env={"CI": "1"})
     r = run(
         ex,
-        'pwd; echo "$PAGER|$GIT_PAGER|$GIT_TERMINAL_PROMPT|$GIT_EDITOR|$EDITOR|$FROM_BASE|$CI"; [ -t 0 ] || echo no-tty',
+        'pwd; echo "$PAGER|$GIT_PAGER|$GIT_TERMINAL_PROMPT|$GIT_EDITOR|$EDITOR|$FROM_BASE|$CI"; '
+        "[ -t 0 ] || echo no-tty",
     )
     assert r.kind == "text", r.value
     assert str(tmp_path.resolve()) in r.value
