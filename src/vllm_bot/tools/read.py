@@ -105,9 +105,9 @@ class _Window:
         for text, full_bytes in lines:
             consumed += 1
             if full_bytes or len(text) > LINE_CHARS:
+                size = f"{full_bytes:,} bytes" if full_bytes else f"{len(text):,} characters"
                 text = (
-                    text[:LINE_CHARS]
-                    + f" … [line truncated at {LINE_CHARS} characters; {full_bytes or 'more'} bytes long]"
+                    f"{text[:LINE_CHARS]} … [line truncated at {LINE_CHARS:,} characters; it is {size} long]"
                 )
             line = f"{self.start + len(out):6}→{text}"
             if out and used + len(line) + 1 > self.max_chars:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..calls import ToolResult
 from .codec import UTF8, TextFormat, detect_format, sniff_binary, unencodable
-from .context import ToolContext, ToolError, count_lines, human_size, ok, plural
+from .context import ToolContext, ToolError, count_lines, ok, plural
 from .diffs import text_diff
 from .fileio import atomic_write, make_dirs, read_all
 
@@ -44,7 +44,7 @@ def write_tool(ctx: ToolContext, path: str, content: str) -> ToolResult:
     if plan.old is None:
         message = f"Created {plan.shown} ({size})."
     else:
-        was = f"{human_size(len(plan.old))}" + (
+        was = plural(len(plan.old), "byte") + (
             f", {plural(count_lines(plan.old_text), 'line')}" if plan.old_text else ""
         )
         message = f"Overwrote {plan.shown} ({size}; it had {was})."
