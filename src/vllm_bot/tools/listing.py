@@ -57,9 +57,11 @@ def _describe(entry: os.DirEntry[str]) -> str:
 def suggest_paths(target: Path, root: Path, display: Callable[[Path], str]) -> str:
     """A sentence naming existing paths close to the missing `target` (a real path), or ''."""
     parent = target.parent
-    while not parent.is_dir() and parent != parent.parent:
+    while not os.path.lexists(parent) and parent != parent.parent:
         parent = parent.parent
     parts: list[str] = []
+    if not parent.is_dir():
+        return f"{display(parent)} is a file, not a directory."
     if parent != target.parent:
         parts.append(
             f"Directory {display(target.parent)}/ does not exist; the nearest existing is {display(parent)}/."
