@@ -259,3 +259,11 @@ def test_identical_old_and_new_text_is_refused(tmp_path: Path, old: str) -> None
     (tmp_path / "i.txt").write_text("x\n")
     r = edit(executor(tmp_path), "i.txt", old, old)
     assert r.kind == "error" and "identical" in r.value
+
+
+def test_closest_lines_for_a_single_token_typo(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text(
+        "".join(f"value_{i} = compute_{i}()\n" for i in range(300)) + "frobnicate_widget()\n"
+    )
+    r = edit(executor(tmp_path), "k.py", "frobnicate_widgte()", "x()")
+    assert r.kind == "error" and "closest lines are 301-301" in r.value

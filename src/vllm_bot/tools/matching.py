@@ -1,19 +1,25 @@
 """Finding edit's oldText in a file, and explaining to the model why it was not found.
 
 A newline in oldText matches LF or CRLF in the file, so text copied from read (which hides CRs)
-matches CRLF files. Diagnostics look at a bounded number of lines (SCAN_LINES) so a miss on a huge
-file stays cheap.
+matches CRLF files. Diagnostics stay cheap on huge files: the whitespace-insensitive search is one
+regular expression over the text; the fuzzy one picks candidates by shared words (set operations)
+in the first FUZZY_LINES lines, or by difflib's character bounds in the first _QUICK_LINES, and
+computes the exact similarity only for those candidates.
 """
 
 from __future__ import annotations
 
 import difflib
+import heapq
 import re
 from collections.abc import Sequence
 
 from .diffs import Span
 
-SCAN_LINES = 200_000
+FUZZY_LINES = 200_000
+_QUICK_LINES = 5_000  # lines scanned with difflib's quick_ratio when no words are shared
+_FUZZY_CANDIDATES = 20  # lines scored with the (slow) exact ratio after the quick upper bounds
+_WHITESPACE_CANDIDATES = 1000
 SHOW_LINES = 30
 _COPY_EXACTLY = "Copy oldText exactly from the file (without read's line-number prefixes)."
 _COMPARE_CHARS = 5000  # difflib is quadratic: compare windows by their first characters only
@@ -77,9 +83,11 @@ def explain_no_match(text: str, old: str, shown: str) -> str:
         found = hint(text, old)
         if found:
             return f"{head} {found} No change was made."
-    lines = text.split("\n", SCAN_LINES)[:SCAN_LINES]
     old_lines = [line.removesuffix("\r") for line in old.strip("\r\n").split("\n")]
-    body = _whitespace_hint(lines, old_lines) or _closest_hint(lines, old_lines)
+    body = _whitespace_hint(text, old_lines)
+    if body is None:
+        lines = text.split("\n", FUZZY_LINES)[:FUZZY_LINES]
+        body = _closest_hint(lines, old_lines)
     if body is None:
         body = f"No similar lines found. Use read on {shown} to see its current content."
     crs = text.count("\r") - text.count("\r\n")
@@ -124,24 +132,52 @@ def _norm(line: str) -> str:
     return " ".join(line.split())
 
 
-def _whitespace_hint(lines: list[str], old_lines: list[str]) -> str | None:
+def _whitespace_hint(text: str, old_lines: list[str]) -> str | None:
     """When old matches some lines except for spacing: where, and how the spacing differs."""
     want = [_norm(line) for line in old_lines]
-    if not any(want):
+    anchor = next((j for j, w in enumerate(want) if w), None)
+    if anchor is None:
         return None
-    k = len(want)
-    for i, line in enumerate(lines):
-        if _norm(line) != want[0]:
-            continue
-        window = [x.removesuffix("\r") for x in lines[i : i + k]]
-        if len(window) == k and all(_norm(a) == b for a, b in zip(window, want, strict=True)):
+    blank = r"[^\S\n]"
+    words = f"{blank}+".join(re.escape(word) for word in want[anchor].split())
+    pattern = re.compile(f"^{blank}*{words}{blank}*$", re.M)
+    line_no, last = 1, 0
+    for n, match in enumerate(pattern.finditer(text)):
+        if n >= _WHITESPACE_CANDIDATES:
+            break
+        line_no += text.count("\n", last, match.start())
+        last = match.start()
+        first = line_no - anchor
+        window = _lines_at(text, match.start(), anchor, len(want))
+        if (
+            first >= 1
+            and len(window) == len(want)
+            and all(_norm(a) == b for a, b in zip(window, want, strict=True))
+        ):
             return (
-                f"It matches lines {i + 1}-{i + k} only if whitespace is ignored. "
-                + _first_difference(window, old_lines, i + 1)
+                f"It matches lines {first}-{first + len(want) - 1} only if whitespace is ignored. "
+                + _first_difference(window, old_lines, first)
                 + " The exact lines are:\n"
-                + _numbered(window, i + 1)
+                + _numbered(window, first)
             )
     return None
+
+
+def _lines_at(text: str, pos: int, before: int, count: int) -> list[str]:
+    """`count` lines starting `before` lines above the line holding `pos` (fewer at the edges)."""
+    start = text.rfind("\n", 0, pos) + 1
+    for _ in range(before):
+        if start == 0:
+            return []
+        start = text.rfind("\n", 0, start - 1) + 1
+    lines = []
+    for _ in range(count):
+        end = text.find("\n", start)
+        lines.append(text[start : len(text) if end == -1 else end].removesuffix("\r"))
+        if end == -1:
+            break
+        start = end + 1
+    return lines
 
 
 def _first_difference(file_lines: list[str], old_lines: list[str], first: int) -> str:
@@ -159,18 +195,14 @@ def _closest_hint(lines: list[str], old_lines: list[str]) -> str | None:
     anchor = old_lines[anchor_index].strip()
     if not anchor:
         return None
+    candidates = _by_shared_words(lines, anchor) or _by_quick_ratio(lines[:_QUICK_LINES], anchor)
     matcher = difflib.SequenceMatcher(None, autojunk=False)
     matcher.set_seq2(anchor)
-    scored: list[tuple[float, int]] = []
-    floor = 0.5
-    for i, line in enumerate(lines):
-        matcher.set_seq1(line.strip())
-        if matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
-            score = matcher.ratio()
-            if score >= floor:
-                scored.append((score, i))
-                scored = sorted(scored, reverse=True)[:3]
-                floor = max(0.5, scored[-1][0]) if len(scored) == 3 else floor
+    scored = []
+    for i in candidates:
+        matcher.set_seq1(lines[i].strip())
+        scored.append((matcher.ratio(), i))
+    scored = sorted(scored, reverse=True)[:3]
     best: tuple[float, int] | None = None
     want = "\n".join(old_lines)[:_COMPARE_CHARS]
     for _, i in scored:
@@ -189,6 +221,42 @@ def _closest_hint(lines: list[str], old_lines: list[str]) -> str | None:
         + " They are:\n"
         + _numbered(window, start + 1)
     )
+
+
+def _by_shared_words(lines: list[str], anchor: str) -> list[int]:
+    """Lines sharing the most whitespace-separated words with `anchor` (set operations: fast)."""
+    words = set(anchor.split())
+    if len(words) < 2:
+        return []
+    best: list[tuple[int, int]] = []  # heap of (shared words, -line index)
+    for i, line in enumerate(lines):
+        shared = len(words.intersection(line.split()))
+        if shared == 0:
+            continue
+        if len(best) < _FUZZY_CANDIDATES:
+            heapq.heappush(best, (shared, -i))
+        elif (shared, -i) > best[0]:
+            heapq.heapreplace(best, (shared, -i))
+    return [-i for _, i in best]
+
+
+def _by_quick_ratio(lines: list[str], anchor: str) -> list[int]:
+    """Lines with the best difflib upper bounds (slow per line: only for a few thousand lines)."""
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(anchor)
+    best: list[tuple[float, int]] = []
+    for i, line in enumerate(lines):
+        matcher.set_seq1(line.strip())
+        if matcher.real_quick_ratio() < 0.5:
+            continue
+        bound = matcher.quick_ratio()
+        if bound < 0.5:
+            continue
+        if len(best) < _FUZZY_CANDIDATES:
+            heapq.heappush(best, (bound, i))
+        elif bound > best[0][0]:
+            heapq.heapreplace(best, (bound, i))
+    return [i for _, i in best]
 
 
 def _numbered(lines: list[str], first: int) -> str:
