@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_tools_write import tmpfs_directory
 
 from vllm_bot.config import ToolsConfig
 from vllm_bot.tools import ToolExecutor
 from vllm_bot.tools.codec import detect_format, sniff_binary
 
 TOKEN = "@@EDIT-TARGET@@"
+
+
+@pytest.fixture
+def fast_dir(tmp_path: Path) -> Iterator[Path]:
+    """These tests write (and fsync) hundreds of times: on tmpfs when there is one."""
+    with tmpfs_directory(tmp_path) as path:
+        yield path
 
 
 def executor(ws: Path) -> ToolExecutor:
@@ -61,7 +70,7 @@ _new_text = st.lists(st.sampled_from(["new", "é", "  indent", "\n", "\t", "b = 
 )
 
 _settings = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
@@ -92,7 +101,8 @@ def test_bytes_outside_the_span_never_change_and_reverse_edit_restores(
 
 @_settings
 @given(parts=files_with_token())
-def test_zero_or_several_matches_leave_the_file_untouched(tmp_path: Path, parts) -> None:
+def test_zero_or_several_matches_leave_the_file_untouched(fast_dir: Path, parts) -> None:
+    tmp_path = fast_dir
     prefix, token, suffix = parts
     data = prefix + token + suffix + b"\n" + token
     assume(sniff_binary(data[:8192]) is None)

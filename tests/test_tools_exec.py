@@ -193,6 +193,7 @@ def test_yes_is_capped_with_bounded_memory_and_spilled(tmp_path: Path) -> None:
     assert len(r.value) < 3000
     spills = list((tmp_path / ".vllm-bot" / "outputs").glob("exec-*.log"))
     assert len(spills) == 1 and spills[0].stat().st_size == 1_000_000
+    assert (tmp_path / ".vllm-bot" / ".gitignore").read_text().endswith("*\n")  # the state dir ignores itself
     assert max(peak) - baseline < 64 * 2**20
 
 

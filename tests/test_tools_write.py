@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import random
 import shutil
@@ -105,19 +106,25 @@ def _writer_child(ws: Path, contents: list[str], ready: int) -> None:
         i += 1
 
 
-@pytest.fixture
-def fast_dir(tmp_path: Path) -> Iterator[Path]:
-    """A directory on tmpfs when there is one: fsync is free there, so 150 trials take seconds, and a
-    SIGKILL (unlike a power cut) tests the same thing on any file system."""
+@contextlib.contextmanager
+def tmpfs_directory(fallback: Path) -> Iterator[Path]:
+    """A directory on tmpfs when there is one: fsync is free there, so many-write tests take seconds.
+    A SIGKILL (unlike a power cut) tests the same thing on any file system."""
     shm = Path("/dev/shm")
     if not (shm.is_dir() and os.access(shm, os.W_OK)):
-        yield tmp_path
+        yield fallback
         return
     path = Path(tempfile.mkdtemp(dir=shm, prefix="vllm-bot-test-"))
     try:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def fast_dir(tmp_path: Path) -> Iterator[Path]:
+    with tmpfs_directory(tmp_path) as path:
+        yield path
 
 
 def test_a_writer_killed_at_random_points_leaves_old_or_new_content(fast_dir: Path) -> None:

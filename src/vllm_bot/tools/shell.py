@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..calls import ToolResult
+from ..statedir import STATE_DIR_NAME, workspace_state_dir
 from .capture import OutputCapture
 from .context import ToolContext, ToolError, fail, ok, plural
 from .reaper import MARKER_VAR, become_subreaper, kill_tree
@@ -132,9 +133,7 @@ def run_command(
             f"could not start the command: {e}. Check the command for NUL bytes or a missing program."
         ) from None
     assert proc.stdout is not None
-    capture = OutputCapture(
-        ctx.config.output_limit, lambda: _open_spill(ctx.state_dir), ctx.config.exec_spill_bytes
-    )
+    capture = OutputCapture(ctx.config.output_limit, lambda: _open_spill(ctx), ctx.config.exec_spill_bytes)
     pump = _Pump(proc.stdout.fileno(), capture, on_output)
     try:
         ending = _wait(proc, pump, started + limit, cancel)
@@ -201,12 +200,12 @@ class _Pump:
             self.read(max(0.0, min(0.05, deadline - time.monotonic())))
 
 
-def _open_spill(state_dir: Path) -> tuple[Path, BinaryIO]:
-    outputs = state_dir / "outputs"
+def _open_spill(ctx: ToolContext) -> tuple[Path, BinaryIO]:
+    """A new file under <state_dir>/outputs/ for a full output; keeps the newest KEEP_SPILLS."""
+    if ctx.state_dir == ctx.workspace / STATE_DIR_NAME:
+        workspace_state_dir(ctx.workspace)  # creates it with its self-ignoring .gitignore
+    outputs = ctx.state_dir / "outputs"
     outputs.mkdir(parents=True, exist_ok=True)
-    ignore = state_dir / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# written by vllm-bot: keep the agent's state out of git\n*\n")
     old = sorted(outputs.glob("exec-*.log"), key=lambda p: p.stat().st_mtime)
     for stale in old[: max(0, len(old) - KEEP_SPILLS + 1)]:
         stale.unlink(missing_ok=True)
