@@ -247,3 +247,14 @@ def test_many_short_commands_leak_no_descriptors_or_zombies(tmp_path: Path) -> N
 @pytest.mark.parametrize("command", ["", "   "])
 def test_blank_command_runs_harmlessly(tmp_path: Path, command: str) -> None:
     assert run(executor(tmp_path), command).kind == "text"
+
+
+def test_a_failing_output_callback_still_leaves_no_process(tmp_path: Path) -> None:
+    t = token()
+
+    def broken_ui(chunk: str) -> None:
+        raise RuntimeError("UI bug")
+
+    with pytest.raises(RuntimeError, match="UI bug"):
+        executor(tmp_path).execute("exec", {"command": f"echo hi; sleep {t}"}, on_output=broken_ui)
+    assert survivors(t) == []

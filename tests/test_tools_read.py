@@ -116,7 +116,7 @@ def test_non_utf8_text_is_shown_with_its_encoding(tmp_path: Path) -> None:
     (tmp_path / "u16.txt").write_bytes("zwei\r\nZeilen\r\n".encode("utf-16"))
     (tmp_path / "bad.txt").write_bytes("ok é\n".encode() + b"bad \xff\n")
     r = read(tmp_path, "l1.txt").value
-    assert "Windows-1252 (not valid UTF-8)" in r and "     1→Grüße, café" in r
+    assert "File l1.txt (Windows-1252, not valid UTF-8), lines 1-1 of 1" in r and "     1→Grüße, café" in r
     r = read(tmp_path, "bom.txt").value
     assert "UTF-8 with BOM" in r and "     1→hello" in r
     r = read(tmp_path, "u16.txt").value

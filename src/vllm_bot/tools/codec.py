@@ -123,9 +123,9 @@ def detect_format(data: bytes, *, partial: bool = False) -> TextFormat:
         )
     try:
         data.decode("cp1252")
-        return TextFormat("cp1252", note="Windows-1252 (not valid UTF-8)")
+        return TextFormat("cp1252", note="Windows-1252, not valid UTF-8")
     except UnicodeDecodeError:
-        return TextFormat("latin-1", note="Latin-1 (not valid UTF-8)")
+        return TextFormat("latin-1", note="Latin-1, not valid UTF-8")
 
 
 def _valid_utf8(data: bytes) -> bool:

@@ -121,7 +121,9 @@ class _Window:
     def _finish(self, text: list[str], shown: int, total: int, exact: bool) -> str:
         last = self.start + shown - 1
         of = f"{total:,}" if exact else f"more than {total:,}"
-        note = f" ({self.fmt.note}; invalid bytes show as �)" if self.fmt.note else ""
+        note = f" ({self.fmt.note})" if self.fmt.note else ""
+        if "invalid byte" in self.fmt.note:
+            note = f" ({self.fmt.note}; they show as �)"
         header = f"File {self.shown}{note}, lines {self.start:,}-{last:,} of {of}"
         if self.start == 1 and last == total and exact:
             return f"{header} (whole file):\n" + "\n".join(text)

@@ -96,8 +96,19 @@ def find_tree(leader: int, marker: str) -> tuple[set[int], set[int]]:
     return live, members - live
 
 
+def exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the shell has exited, without reaping it (WNOWAIT keeps its pid reserved)."""
+    if proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return proc.poll() is not None
+
+
 def kill_tree(proc: subprocess.Popen[bytes], marker: str, grace: float) -> set[int]:
     """SIGTERM everything of the run, SIGKILL what is left after `grace` seconds; reap what we can.
+    The shell itself must not have been reaped yet (see `exited`); the caller reaps it afterwards.
     Returns the pids that were signalled (empty when nothing was left)."""
     sweep = _Sweep(proc, marker)
     live = sweep.signal(signal.SIGTERM)
@@ -148,8 +159,8 @@ class _Sweep:
         return live
 
     def reap(self) -> None:
-        """Collect exit statuses of members re-parented to us (never the shell's: Popen owns it)."""
-        self.proc.poll()
+        """Collect exit statuses of members re-parented to us. Never the shell's: until the caller reaps
+        it, its pid (the run's session and group id) cannot be reused by an unrelated process."""
         for pid in self.seen - {self.proc.pid}:
             try:
                 os.waitpid(pid, os.WNOHANG)

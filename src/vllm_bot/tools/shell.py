@@ -28,7 +28,7 @@ from ..calls import ToolResult
 from ..statedir import STATE_DIR_NAME, workspace_state_dir
 from .capture import OutputCapture
 from .context import ToolContext, ToolError, fail, ok, plural
-from .reaper import MARKER_VAR, become_subreaper, kill_tree
+from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree
 
 DRAIN_SECONDS = 1.0
 READ_CHUNK = 1 << 16
@@ -111,14 +111,35 @@ def run_command(
     on_output: OutputCallback | None,
     cancel: threading.Event | None,
 ) -> Run:
+    """Run `command` to its end, timeout or cancel; whatever happens, no process of it survives."""
     become_subreaper()
     marker = secrets.token_hex(8)
+    started = time.monotonic()
+    proc = _spawn(ctx, command, marker)
+    assert proc.stdout is not None
+    capture = OutputCapture(ctx.config.output_limit, lambda: _open_spill(ctx), ctx.config.exec_spill_bytes)
+    pump = _Pump(proc.stdout.fileno(), capture, on_output)
+    ending = "error"  # stays so only if reading raised (e.g. in the on_output callback)
+    try:
+        ending = _wait(proc, pump, started + limit, cancel)
+    finally:
+        killed = kill_tree(proc, marker, ctx.config.exec_kill_grace)
+        if ending != "error":
+            pump.drain(time.monotonic() + (DRAIN_SECONDS if ending == "exit" else 0.5))
+        proc.stdout.close()
+        capture.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+    leftovers = len(killed - {proc.pid}) if ending == "exit" else 0
+    return Run(proc.returncode, time.monotonic() - started, ending, capture, leftovers)
+
+
+def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:
     argv = ["bash", "-c", command]
     if ctx.wrap_command is not None:
         argv = ctx.wrap_command(argv)
-    started = time.monotonic()
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             argv,
             cwd=ctx.workspace,
             stdin=subprocess.DEVNULL,
@@ -132,20 +153,6 @@ def run_command(
         raise ToolError(
             f"could not start the command: {e}. Check the command for NUL bytes or a missing program."
         ) from None
-    assert proc.stdout is not None
-    capture = OutputCapture(ctx.config.output_limit, lambda: _open_spill(ctx), ctx.config.exec_spill_bytes)
-    pump = _Pump(proc.stdout.fileno(), capture, on_output)
-    try:
-        ending = _wait(proc, pump, started + limit, cancel)
-        killed = kill_tree(proc, marker, ctx.config.exec_kill_grace)
-        pump.drain(time.monotonic() + (DRAIN_SECONDS if ending == "exit" else 0.5))
-    finally:
-        proc.stdout.close()
-        capture.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)
-    leftovers = len(killed - {proc.pid}) if ending == "exit" else 0
-    return Run(proc.returncode, time.monotonic() - started, ending, capture, leftovers)
 
 
 def _wait(proc: subprocess.Popen[bytes], pump: _Pump, deadline: float, cancel: threading.Event | None) -> str:
@@ -161,9 +168,8 @@ def _wait(proc: subprocess.Popen[bytes], pump: _Pump, deadline: float, cancel: t
         if not pump.eof:
             pump.read(wait)
         else:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=min(0.05, wait))
-        if proc.poll() is not None:
+            time.sleep(min(0.01, wait))  # output closed; waiting for the shell to exit
+        if exited(proc):
             if pump.eof:
                 return "exit"
             exited_at = exited_at or now
