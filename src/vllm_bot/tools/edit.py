@@ -80,6 +80,7 @@ def plan_edit(ctx: ToolContext, path: str, old: str, new: str, replace_all: bool
         raise ToolError(f"{shown} does not exist. {hint} To create a new file use write.".replace("  ", " "))
     raw, st = read_all(target, shown, lambda fd: ctx.paths.check_fd(fd, path, write=True))
     fmt, text = _decode(raw, shown)
+    del raw  # a 50 MB file is held as text, new text and new bytes; not also as old bytes
     spans = find_spans(text, old)
     _check_matches(text, spans, old, new, shown, fmt, replace_all)
     after, new_spans = _replace(text, spans, new)
