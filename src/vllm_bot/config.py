@@ -70,10 +70,15 @@ class SystemPromptConfig:
 
 @dataclass
 class ToolsConfig:
-    allowed_paths: list[str] = field(default_factory=list)
+    allowed_paths: list[str] = field(default_factory=list)  # extra roots the file tools may use
     exec_timeout: int = 120
     exec_max_timeout: int = 600
     output_limit: int = 30000  # characters of tool output the model sees (head + tail)
+    exec_kill_grace: float = 2.0  # seconds between SIGTERM and SIGKILL when a command is stopped
+    exec_spill_bytes: int = 50_000_000  # full exec output saved under .vllm-bot/outputs/, at most this
+    exec_env: dict[str, str] = field(default_factory=dict)  # extra environment for exec, e.g. {"CI": "1"}
+    read_max_lines: int = 2000  # lines read shows when the model gives no limit
+    read_max_chars: int = 64000  # characters one read shows at most (it stops at a whole line)
 
 
 SandboxMode = Literal["auto", "bwrap", "off"]

@@ -1,0 +1,143 @@
+"""ToolExecutor: validates a call's arguments, runs its handler, and turns expected failures into
+error results the model can act on. Handlers live in an explicit registry (name -> callable)."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import inspect
+import os
+import threading
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from ..calls import ToolCall, ToolResult, error_result
+from ..config import ToolsConfig
+from ..statedir import STATE_DIR_NAME
+from ..tooldefs import TOOL_DEFINITIONS, find_definition, tool_names
+from ..validation import ArgumentError, normalize_arguments
+from .context import ToolContext
+from .edit import edit_tool, preview_edit
+from .errors import ToolError, describe_os_error
+from .paths import Confinement
+from .read import read_tool
+from .shell import exec_tool
+from .write import preview_write, write_tool
+
+Handler = Callable[..., ToolResult]
+CONTEXT_PARAMS = ("on_output", "cancel")  # keyword-only extras a handler may declare
+_VERBS = {"read": "read", "write": "write", "edit": "edit", "exec": "run a command in"}
+
+
+class ToolExecutor:
+    """Runs the built-in tools (read, write, edit, exec) and any registered extra tools."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        config: ToolsConfig,
+        *,
+        state_dir: Path | None = None,
+        definitions: list[dict[str, Any]] | None = None,
+        wrap_command: Callable[[list[str]], list[str]] | None = None,
+        env: Mapping[str, str] | None = None,
+    ):
+        workspace = Path(os.path.realpath(workspace))
+        state = Path(state_dir) if state_dir is not None else workspace / STATE_DIR_NAME
+        paths = Confinement(workspace, config.allowed_paths, [state])
+        base_env = dict(os.environ) if env is None else dict(env)
+        self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env)
+        self.definitions: list[dict[str, Any]] = list(
+            TOOL_DEFINITIONS if definitions is None else definitions
+        )
+        builtins: dict[str, Handler] = {
+            "read": partial(read_tool, self.context),
+            "write": partial(write_tool, self.context),
+            "edit": partial(edit_tool, self.context),
+            "exec": partial(exec_tool, self.context),
+        }
+        self.handlers: dict[str, Handler] = {
+            n: builtins[n] for n in tool_names(self.definitions) if n in builtins
+        }
+        self._previews: dict[str, Callable[..., str]] = {"write": preview_write, "edit": preview_edit}
+
+    def register(self, definition: dict[str, Any], handler: Handler) -> None:
+        """Serve an extra tool (e.g. from MCP). `handler(**arguments)` returns a ToolResult (ids are
+        filled in here); it may raise ToolError, and may declare keyword-only `on_output`/`cancel`."""
+        name = definition["function"]["name"]
+        if name in self.handlers:
+            raise ValueError(f"tool {name!r} is already registered")
+        if find_definition(self.definitions, name) is None:
+            self.definitions.append(definition)
+        self.handlers[name] = handler
+
+    def available(self) -> list[str]:
+        return [n for n in tool_names(self.definitions) if n in self.handlers]
+
+    def execute(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        call_id: str = "",
+        on_output: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ToolResult:
+        """Run one tool call; expected failures come back as kind "error", never as exceptions."""
+        definition = find_definition(self.definitions, name)
+        handler = self.handlers.get(name)
+        if definition is None or handler is None:
+            return ToolResult(call_id, name, "error", self._unknown_tool(name))
+        try:
+            arguments = normalize_arguments(definition, args)
+        except ArgumentError as e:
+            return ToolResult(call_id, name, "error", str(e))
+        extras = {"on_output": on_output, "cancel": cancel}
+        accepted = _keyword_extras(handler)
+        try:
+            result = handler(**arguments, **{k: v for k, v in extras.items() if k in accepted})
+        except ToolError as e:
+            return ToolResult(call_id, name, "error", str(e))
+        except UnicodeError as e:
+            message = (
+                f"{name} failed on text encoding ({e}). "
+                "Remove unusual characters (e.g. unpaired surrogates) and retry."
+            )
+            return ToolResult(call_id, name, "error", message)
+        except OSError as e:
+            message = describe_os_error(e, _VERBS.get(name, "use"), self.context.display)
+            return ToolResult(call_id, name, "error", message)
+        return dataclasses.replace(result, tool_call_id=call_id, name=name)
+
+    def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult:
+        """`execute` for a parsed call; a call that arrived broken (metadata error) is not run."""
+        if call.error:
+            return error_result(call, call.error)
+        return self.execute(call.name, call.arguments, call_id=call.id, **kw)
+
+    def preview(self, name: str, args: dict[str, Any]) -> str | None:
+        """What write/edit would change (side-effect free), for the approval prompt; None otherwise."""
+        preview = self._previews.get(name)
+        definition = find_definition(self.definitions, name)
+        if preview is None or definition is None or name not in self.handlers:
+            return None
+        try:
+            return preview(self.context, **normalize_arguments(definition, args))
+        except (ArgumentError, ToolError, OSError, UnicodeError):
+            return None
+
+    def _unknown_tool(self, name: str) -> str:
+        names = self.available()
+        close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
+        guess = f" Did you mean '{close[0]}'?" if close else ""
+        return f"Unknown tool '{name}'.{guess} Available tools: {', '.join(names)}. Call one of these."
+
+
+def _keyword_extras(handler: Handler) -> set[str]:
+    try:
+        params = inspect.signature(handler).parameters
+    except (TypeError, ValueError):
+        return set()
+    return {n for n in CONTEXT_PARAMS if n in params and params[n].kind is inspect.Parameter.KEYWORD_ONLY}

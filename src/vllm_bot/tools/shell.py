@@ -1,0 +1,251 @@
+"""The exec tool: run a shell command in the workspace, bounded in time, output and processes.
+
+`bash -c COMMAND` (through the sandbox's `wrap_command` when given) runs in its own session with
+stdin from /dev/null and a non-interactive environment. Output (stdout and stderr through one pipe,
+so in order) is captured with bounded memory. On timeout or cancel the whole tree is killed; after a
+normal exit, processes the command left behind are killed too (exec keeps no background jobs), and
+the pipe is drained for at most DRAIN_SECONDS so a grandchild holding it cannot hang the agent.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import fcntl
+import os
+import secrets
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from ..calls import ToolResult
+from ..statedir import STATE_DIR_NAME, workspace_state_dir
+from .capture import OutputCapture
+from .context import ToolContext, ToolError, fail, ok, plural
+from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree
+
+DRAIN_SECONDS = 1.0
+READ_CHUNK = 1 << 16
+KEEP_SPILLS = 20
+_F_SETPIPE_SZ = 1031
+
+# Nothing may wait for a human: no pagers, editors, prompts; no colour codes in the model's context.
+NONINTERACTIVE_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",
+    "GIT_SEQUENCE_EDITOR": "true",
+    "GIT_MERGE_AUTOEDIT": "no",
+    "EDITOR": "true",
+    "VISUAL": "true",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "npm_config_yes": "true",
+    "PIP_NO_INPUT": "1",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "COMPOSER_NO_INTERACTION": "1",
+    "PYTHONUNBUFFERED": "1",
+    "NO_COLOR": "1",
+    "TERM": "dumb",
+}
+
+OutputCallback = Callable[[str], None]
+
+
+@dataclass
+class Run:
+    """What happened to one command."""
+
+    returncode: int | None
+    seconds: float
+    ending: str  # "exit" | "timeout" | "cancel"
+    capture: OutputCapture
+    leftovers: int = 0
+
+
+def exec_tool(
+    ctx: ToolContext,
+    command: str,
+    timeout: int | None = None,
+    *,
+    on_output: OutputCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> ToolResult:
+    """Run `command` with bash in the workspace; returns exit code, duration and (capped) output."""
+    limit, notes = _clamp_timeout(ctx, timeout)
+    run = run_command(ctx, command, limit, on_output, cancel)
+    return _result(ctx, run, limit, notes)
+
+
+def _clamp_timeout(ctx: ToolContext, timeout: int | None) -> tuple[int, list[str]]:
+    cfg = ctx.config
+    if timeout is None:
+        return cfg.exec_timeout, []
+    if timeout > cfg.exec_max_timeout:
+        return cfg.exec_max_timeout, [
+            f"timeout {timeout} s is above the maximum; used {cfg.exec_max_timeout} s"
+        ]
+    return timeout, []
+
+
+def command_env(ctx: ToolContext, marker: str) -> dict[str, str]:
+    env = dict(ctx.env)
+    env.update(NONINTERACTIVE_ENV)
+    env.update(ctx.config.exec_env)
+    env[MARKER_VAR] = marker
+    return env
+
+
+def run_command(
+    ctx: ToolContext,
+    command: str,
+    limit: float,
+    on_output: OutputCallback | None,
+    cancel: threading.Event | None,
+) -> Run:
+    """Run `command` to its end, timeout or cancel; whatever happens, no process of it survives."""
+    become_subreaper()
+    marker = secrets.token_hex(8)
+    started = time.monotonic()
+    proc = _spawn(ctx, command, marker)
+    assert proc.stdout is not None
+    capture = OutputCapture(ctx.config.output_limit, lambda: _open_spill(ctx), ctx.config.exec_spill_bytes)
+    pump = _Pump(proc.stdout.fileno(), capture, on_output)
+    ending = "error"  # stays so only if reading raised (e.g. in the on_output callback)
+    try:
+        ending = _wait(proc, pump, started + limit, cancel)
+    finally:
+        killed = kill_tree(proc, marker, ctx.config.exec_kill_grace)
+        if ending != "error":
+            pump.drain(time.monotonic() + (DRAIN_SECONDS if ending == "exit" else 0.5))
+        proc.stdout.close()
+        capture.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+    leftovers = len(killed - {proc.pid}) if ending == "exit" else 0
+    return Run(proc.returncode, time.monotonic() - started, ending, capture, leftovers)
+
+
+def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:
+    argv = ["bash", "-c", command]
+    if ctx.wrap_command is not None:
+        argv = ctx.wrap_command(argv)
+    try:
+        return subprocess.Popen(
+            argv,
+            cwd=ctx.workspace,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=command_env(ctx, marker),
+            start_new_session=True,
+            close_fds=True,
+        )
+    except (OSError, ValueError) as e:
+        raise ToolError(
+            f"could not start the command: {e}. Check the command for NUL bytes or a missing program."
+        ) from None
+
+
+def _wait(proc: subprocess.Popen[bytes], pump: _Pump, deadline: float, cancel: threading.Event | None) -> str:
+    """Read output until the shell exits and the pipe closes (or DRAIN_SECONDS after the exit)."""
+    exited_at: float | None = None
+    while True:
+        now = time.monotonic()
+        if cancel is not None and cancel.is_set():
+            return "cancel"
+        if now >= deadline:
+            return "timeout"
+        wait = min(0.1, deadline - now)
+        if not pump.eof:
+            pump.read(wait)
+        else:
+            time.sleep(min(0.01, wait))  # output closed; waiting for the shell to exit
+        if exited(proc):
+            if pump.eof:
+                return "exit"
+            exited_at = exited_at or now
+            if now - exited_at > DRAIN_SECONDS:
+                return "exit"  # a background process holds the pipe; kill_tree deals with it
+
+
+class _Pump:
+    """Moves bytes from the pipe to the capture (and the live callback)."""
+
+    def __init__(self, fd: int, capture: OutputCapture, on_output: OutputCallback | None):
+        self.fd = fd
+        self.capture = capture
+        self.on_output = on_output
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.eof = False
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(self.fd, _F_SETPIPE_SZ, 1 << 20)  # fewer wake-ups for floods; best effort
+
+    def read(self, wait: float) -> None:
+        ready, _, _ = select.select([self.fd], [], [], wait)
+        if not ready:
+            return
+        data = os.read(self.fd, READ_CHUNK)
+        if not data:
+            self.eof = True
+            return
+        self.capture.feed(data)
+        if self.on_output is not None:
+            self.on_output(self.decoder.decode(data))
+
+    def drain(self, deadline: float) -> None:
+        while not self.eof and time.monotonic() < deadline:
+            self.read(max(0.0, min(0.05, deadline - time.monotonic())))
+
+
+def _open_spill(ctx: ToolContext) -> tuple[Path, BinaryIO]:
+    """A new file under <state_dir>/outputs/ for a full output; keeps the newest KEEP_SPILLS."""
+    if ctx.state_dir == ctx.workspace / STATE_DIR_NAME:
+        workspace_state_dir(ctx.workspace)  # creates it with its self-ignoring .gitignore
+    outputs = ctx.state_dir / "outputs"
+    outputs.mkdir(parents=True, exist_ok=True)
+    old = sorted(outputs.glob("exec-*.log"), key=lambda p: p.stat().st_mtime)
+    for stale in old[: max(0, len(old) - KEEP_SPILLS + 1)]:
+        stale.unlink(missing_ok=True)
+    path = outputs / f"exec-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
+    return path, open(path, "xb")
+
+
+def _result(ctx: ToolContext, run: Run, limit: int, notes: list[str]) -> ToolResult:
+    took = f"{run.seconds:.1f} s"
+    if run.ending == "timeout":
+        status = (
+            f"Timed out after {limit} s; the command and all its processes were killed. If it needs longer, "
+            f"pass a larger timeout (up to {ctx.config.exec_max_timeout}) or make it do less. Output so far:"
+        )
+    elif run.ending == "cancel":
+        status = f"Interrupted by the user after {took}; the command was killed. Output so far:"
+    elif run.returncode is not None and run.returncode < 0:
+        status = f"Killed by signal {_signal_name(-run.returncode)} after {took}."
+    else:
+        status = f"Exit code {run.returncode} ({took})."
+    if run.leftovers:
+        notes.append(
+            f"stopped {plural(run.leftovers, 'background process')} the command left running "
+            "(exec keeps no background jobs)".replace("processs", "processes")
+        )
+    text = run.capture.render(ctx.display) if run.capture.total else "(no output)"
+    if notes:
+        status += "\nNote: " + "; ".join(notes) + "."
+    body = status + "\n" + text
+    return ok(body) if run.ending == "exit" and run.returncode == 0 else fail(body)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
