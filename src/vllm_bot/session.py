@@ -11,12 +11,13 @@ from .calls import ToolCall
 from .client import ModelClient
 from .config import Config
 from .errors import EXIT_OK
-from .events import SessionStarted
+from .events import Notice, SessionStarted
 from .loop import Agent
 from .prompts import system_prompt
 from .slash import UnknownCommand, dispatch
 from .slash_core import ExitSession
 from .statedir import workspace_state_dir
+from .toolbox import build_toolbox
 from .trace import Trace
 from .ui import fanout
 from .ui.debuglog import DebugLog
@@ -38,20 +39,19 @@ class Session:
         if config.agent.debug:
             consumers.append(DebugLog())
         self.emit = fanout(consumers)
-        self.client = ModelClient(config.vllm, system_prompt=self._system_prompt, trace=self.trace)
-        self.executor = self._executor()
+        self.client = ModelClient(
+            config.vllm, system_prompt=self._system_prompt, trace=self.trace, context=config.context
+        )
+        self.toolbox = build_toolbox(config, workspace, self.state_dir)
+        self.executor = self.toolbox.executor
         interactive = not headless and sys.stdin.isatty()
         self.gate = ApprovalGate(
             config.agent.approval,
             self._confirm if interactive else None,
             preview=self.executor.preview,
+            sandboxed=self.toolbox.sandboxed,
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
-
-    def _executor(self) -> Any:
-        from .tools import ToolExecutor
-
-        return ToolExecutor(self.workspace, self.config.tools, state_dir=self.state_dir)
 
     def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
         """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""
@@ -78,6 +78,10 @@ class Session:
                 self.client.context_window,
             )
         )
+        if self.toolbox.status.warning:
+            self.emit(Notice("warning", self.toolbox.status.warning))
+        for problem in self.toolbox.sandbox.problems:
+            self.emit(Notice("warning", f"sandbox: {problem}"))
 
     def run_headless(self, task: str) -> int:
         self.start()
@@ -133,5 +137,6 @@ class Session:
         return Answer(False, message=reply[1:].strip() if reply.lower().startswith("n ") else None)
 
     def close(self) -> None:
+        self.toolbox.close()
         if self.trace:
             self.trace.close()

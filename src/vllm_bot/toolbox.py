@@ -1,0 +1,55 @@
+"""Build the tools a session uses: the sandbox under `exec`, the child environment, the executor."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+
+
+@dataclass
+class Toolbox:
+    executor: Any  # tools.ToolExecutor
+    sandbox: Any  # sandbox.Sandbox
+    status: Any  # sandbox.SandboxStatus
+
+    @property
+    def sandboxed(self) -> bool:
+        return bool(self.sandbox.active)
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+
+def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
+    from .sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
+    from .tools import ToolError, ToolExecutor
+
+    status = probe(config.sandbox)
+    if config.source != "defaults" and _inside(Path(config.source), workspace):
+        # the config file may hold the API key: commands must not read it
+        config.sandbox.hidden_paths = [*config.sandbox.hidden_paths, config.source]
+    sandbox = Sandbox(workspace, config.sandbox, status)
+
+    def wrap(argv: list[str]) -> list[str]:
+        try:
+            return sandbox.wrap(argv)
+        except SandboxUnavailable as e:
+            raise ToolError(
+                f"commands cannot run here: {e}. Work with read, write and edit instead."
+            ) from None
+
+    env = safe_environment(os.environ, extra_secrets=[config.vllm.api_key], tmpdir=sandbox.tmpdir)
+    executor = ToolExecutor(workspace, config.tools, state_dir=state_dir, wrap_command=wrap, env=env)
+    return Toolbox(executor, sandbox, status)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
