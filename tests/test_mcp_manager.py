@@ -223,3 +223,19 @@ def test_unreachable_http_server(tmp_path):
         assert state.status == "failed" and state.error.startswith("HTTP error talking to http://127.0.0.1:")
     finally:
         m.close()
+
+
+def test_unwritable_log_directory_is_a_warning_not_a_hang(tmp_path):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    m = McpManager(
+        McpConfig(servers={"gone": McpServerConfig(command="/nonexistent/x")}), tmp_path, log_dir=not_a_dir
+    )
+    m.start()
+    try:
+        assert m.wait(30)
+        notices = [message for _, message in m.take_notices()]
+        assert notices[0].startswith("MCP server gone: no log file (")
+        assert notices[1] == "MCP server gone is not available: command not found: /nonexistent/x"
+    finally:
+        m.close()

@@ -307,11 +307,17 @@ class McpManager:
 
     def _open_log(self, state: ServerState) -> TextIO:
         """The file a stdio server's stderr goes to (`.vllm-bot/mcp/<name>.log`), or the null device."""
-        if self.log_dir is None:
-            return open(os.devnull, "w", encoding="utf-8")
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        state.log_path = self.log_dir / f"{sanitize(state.name)}.log"
-        return open(state.log_path, "w", encoding="utf-8")
+        if self.log_dir is not None:
+            path = self.log_dir / f"{sanitize(state.name)}.log"
+            try:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+                log = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by _serve)
+            except OSError as e:
+                self._notice("warning", f"MCP server {state.name}: no log file ({e}); its stderr is dropped")
+            else:
+                state.log_path = path
+                return log
+        return open(os.devnull, "w", encoding="utf-8")
 
     def _tail(self, state: ServerState, lines: int = 3) -> str:
         """ "; its stderr ends: ..." with the last lines the server wrote, if any."""
