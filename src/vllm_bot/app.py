@@ -86,7 +86,9 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
 
 # Sub-commands: name -> "module:function"; the function returns (add_arguments, run). Modules are
 # imported only when their command is used, so `--help` stays fast. run(args) returns the exit code.
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {
+    "mcp": "vllm_bot.mcp.cli:command",
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,6 +94,38 @@ class SandboxConfig:
 
 
 @dataclass
+class McpServerConfig:
+    """One MCP server: a local command spoken to over stdio, or an HTTP (streamable) URL."""
+
+    command: str | None = None  # stdio: the executable; `args`, `env`, `cwd` go with it
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # "${VAR}" is taken from our environment
+    cwd: str | None = None  # relative to the workspace; default: the workspace
+    url: str | None = None  # HTTP: the endpoint, e.g. http://127.0.0.1:8931/mcp
+    headers: dict[str, str] = field(default_factory=dict)  # "${VAR}" expanded like env
+    timeout: float | None = None  # seconds per call; None: mcp.timeout
+    allow: bool | list[str] = False  # true: every tool runs without asking; or a list of tool names
+    enabled: bool = True
+
+    def check(self, key: str, source: str) -> None:
+        """Cross-field rule the type checks cannot express."""
+        if (self.command is None) == (self.url is None):
+            raise ConfigError(
+                f"{source}: '{key}' needs exactly one of 'command' (a local stdio server) "
+                "or 'url' (an HTTP server)"
+            )
+        if self.timeout is not None and self.timeout <= 0:
+            raise ConfigError(f"{source}: '{key}.timeout' must be a positive number of seconds")
+
+
+@dataclass
+class McpConfig:
+    servers: dict[str, McpServerConfig] = field(default_factory=dict)
+    timeout: float = 60.0  # seconds for one tool call (a server may override it)
+    startup_timeout: float = 30.0  # seconds to start a server and list its tools
+
+
+@dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
@@ -101,6 +133,7 @@ class Config:
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    mcp: McpConfig = field(default_factory=McpConfig)
     source: str = field(default="defaults", compare=False)  # where the file layer came from
 
 
@@ -240,6 +273,9 @@ def _coerce_item(value: Any, tp: Any, key: str, source: str) -> Any:
             raise ConfigError(f"{source}: '{key}' must be an object, got {_describe(value)}")
         item = tp()
         apply_mapping(item, value, source, key + ".")
+        check = getattr(item, "check", None)
+        if check is not None:
+            check(key, source)
         return item
     return coerce(value, tp, key, source)
 

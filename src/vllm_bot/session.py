@@ -13,6 +13,7 @@ from .config import Config
 from .errors import EXIT_OK
 from .events import Notice, SessionStarted
 from .loop import Agent
+from .mcp.bridge import McpTools
 from .prompts import system_prompt
 from .slash import UnknownCommand, dispatch
 from .slash_core import ExitSession
@@ -44,11 +45,12 @@ class Session:
         )
         self.toolbox = build_toolbox(config, workspace, self.state_dir)
         self.executor = self.toolbox.executor
+        self.mcp = McpTools(config, workspace, self.state_dir)
         interactive = not headless and sys.stdin.isatty()
         self.gate = ApprovalGate(
             config.agent.approval,
             self._confirm if interactive else None,
-            preview=self.executor.preview,
+            preview=self.mcp.preview(self.executor.preview),
             sandboxed=self.toolbox.sandboxed,
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
@@ -69,6 +71,7 @@ class Session:
     def start(self) -> None:
         """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
         self.client.resolve_model()
+        self.mcp.start(self.executor, self.gate, self.emit)  # servers connect in the background
         self.emit(
             SessionStarted(
                 self.client.model,
@@ -86,6 +89,7 @@ class Session:
     def run_headless(self, task: str) -> int:
         self.start()
         try:
+            self.mcp.sync(wait=True)
             outcome = self.agent.run(task)
         finally:
             self.close()
@@ -102,6 +106,7 @@ class Session:
         )
         try:
             while True:
+                self.mcp.sync()
                 try:
                     line = input("> ").strip()
                 except EOFError:
@@ -116,6 +121,7 @@ class Session:
                     except UnknownCommand as e:
                         self.say(str(e))
                     continue
+                self.mcp.sync(wait=True)
                 self.agent.run(line)
         finally:
             self.close()
@@ -137,6 +143,7 @@ class Session:
         return Answer(False, message=reply[1:].strip() if reply.lower().startswith("n ") else None)
 
     def close(self) -> None:
+        self.mcp.close()
         self.toolbox.close()
         if self.trace:
             self.trace.close()

@@ -1,0 +1,46 @@
+"""`python cli.py mcp list`: connect to the configured MCP servers, list their tools, exit.
+
+Exit code 0 when every enabled server connected, 1 otherwise (2 for a bad config, as everywhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import EXIT_OK, EXIT_RUNTIME
+
+
+def command() -> tuple[Any, Any]:
+    return add_arguments, run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = sub.add_parser("list", help="connect to each server and list its tools")
+    listing.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
+    listing.add_argument("--workspace", metavar="DIR", help="directory stdio servers run in (default: .)")
+    listing.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..app import resolve_workspace
+    from ..config import load_config
+    from ..statedir import workspace_state_dir
+    from .report import mcp_report, status_lines
+
+    config = load_config(args.config)
+    workspace = resolve_workspace(args.workspace)
+    log_dir = workspace_state_dir(workspace) / "mcp" if config.mcp.servers else None
+    rows = mcp_report(config, workspace, log_dir=log_dir)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print("\n".join(status_lines(rows)))
+    failed = [r["name"] for r in rows if r["enabled"] and r["status"] != "connected"]
+    if failed:
+        print(f"vllm-bot: not connected: {', '.join(failed)}", file=sys.stderr)
+        return EXIT_RUNTIME
+    return EXIT_OK

@@ -1,0 +1,114 @@
+"""Opening one MCP server with the official SDK (stdio or streamable HTTP) and describing failures.
+
+Everything here is async and runs on the manager's event-loop thread.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..config import McpServerConfig
+
+MAX_PAGES = 50  # tools/list pages; a server that paginates forever cannot hang start-up
+HTTP_TIMEOUT = 30.0  # connect/write seconds for HTTP servers (reads are bounded by our call timeout)
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class StartError(Exception):
+    """The server cannot even be launched as configured; the message is for the user."""
+
+
+def target(config: McpServerConfig) -> str:
+    """`stdio: npx -y server` or `http: https://host/mcp`, for status lines."""
+    if config.command is not None:
+        return "stdio: " + shlex.join([config.command, *config.args])
+    return f"http: {config.url}"
+
+
+def expand(value: str, where: str, environ: Any = None) -> str:
+    """Replace `${VAR}` with our environment's value (secrets stay out of config.json)."""
+    environ = os.environ if environ is None else environ
+
+    def lookup(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in environ:
+            raise StartError(f"environment variable {name} is not set (used in {where})")
+        return str(environ[name])
+
+    return _VAR.sub(lookup, value)
+
+
+async def open_client(
+    stack: AsyncExitStack, key: str, config: McpServerConfig, workspace: Path, errlog: TextIO
+) -> Any:
+    """An entered `mcp.Client` for the server; its resources are released when `stack` closes."""
+    from mcp import Client, StdioServerParameters, stdio_client
+
+    if config.command is not None:
+        params = StdioServerParameters(
+            command=config.command,
+            args=list(config.args),
+            env={k: expand(v, f"{key}.env.{k}") for k, v in config.env.items()} or None,
+            cwd=str(workspace / config.cwd) if config.cwd else str(workspace),
+        )
+        # The server's stderr goes to a log file, not over our terminal; failures quote its tail.
+        return await stack.enter_async_context(Client(stdio_client(params, errlog=errlog)))
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {k: expand(v, f"{key}.headers.{k}") for k, v in config.headers.items()}
+    http = await stack.enter_async_context(
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None))
+    )
+    assert config.url is not None  # McpServerConfig.check: exactly one of command / url
+    return await stack.enter_async_context(Client(streamable_http_client(config.url, http_client=http)))
+
+
+async def list_all_tools(client: Any) -> list[dict[str, Any]]:
+    """Every tool the server lists, in MCP wire form (name, description, inputSchema, annotations)."""
+    tools: list[dict[str, Any]] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
+
+
+def leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, which anyio task groups raise."""
+    while isinstance(getattr(exc, "exceptions", None), (list, tuple)) and exc.exceptions:  # type: ignore[attr-defined]
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    return exc
+
+
+def describe_failure(exc: BaseException, config: McpServerConfig) -> str:
+    """One phrase for the user: why the server could not start or stopped answering."""
+    from mcp import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    exc = leaf(exc)
+    if isinstance(exc, StartError):
+        return str(exc)
+    if isinstance(exc, FileNotFoundError) and config.command is not None:
+        return f"command not found: {config.command}"
+    if isinstance(exc, PermissionError) and config.command is not None:
+        return f"command is not executable: {config.command}"
+    if isinstance(exc, OSError) and config.command is not None:
+        return f"cannot run {config.command}: {exc.strerror or exc}"
+    if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
+        return "the server process exited" if config.command else "the server closed the connection"
+    if isinstance(exc, MCPError):
+        return f"the server answered with an error: {exc.message}"
+    import httpx2  # the SDK's HTTP client
+
+    if isinstance(exc, httpx2.HTTPError):
+        return f"HTTP error talking to {config.url}: {exc or type(exc).__name__}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -1,0 +1,94 @@
+"""What the user sees about MCP servers: `/mcp`, `python cli.py mcp list`, `doctor`, approval previews."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from .connection import target
+from .manager import McpManager, ServerState
+from .schema import McpTool
+
+
+def hints(annotations: dict[str, Any]) -> list[str]:
+    """The server's own hints about a tool (unverified claims, shown as such)."""
+    found = []
+    if annotations.get("readOnlyHint") is True:
+        found.append("read-only")
+    elif annotations.get("destructiveHint") is True:
+        found.append("destructive")
+    elif annotations.get("destructiveHint") is False:
+        found.append("not destructive")
+    if annotations.get("openWorldHint") is True:
+        found.append("reaches outside systems")
+    return found
+
+
+def call_preview(tool: McpTool) -> str:
+    """The line shown above an approval question for an MCP tool."""
+    said = hints(tool.annotations)
+    claim = (
+        f"the server says: {', '.join(said)}" if said else "no hints from the server: it may change things"
+    )
+    return f"MCP tool {tool.name} from server {tool.server} ({claim})"
+
+
+def tokens_estimate(definitions: list[dict[str, Any]]) -> int:
+    """Rough prompt tokens the definitions cost on every request (4 characters a token)."""
+    return len(json.dumps(definitions, ensure_ascii=False)) // 4
+
+
+def server_row(state: ServerState) -> dict[str, Any]:
+    """One server as plain data: the contract `mcp_report` and `doctor` rely on."""
+    return {
+        "name": state.name,
+        "transport": "stdio" if state.config.command is not None else "http",
+        "target": target(state.config),
+        "enabled": state.config.enabled,
+        "status": state.status,  # disabled | starting | connected | failed | crashed | closed
+        "error": state.error,
+        "tools": [{"name": t.public, "mcp_name": t.name, "hints": hints(t.annotations)} for t in state.tools],
+        "skipped": list(state.skipped),
+        "tokens": tokens_estimate([t.definition for t in state.tools]),
+        "log": str(state.log_path) if state.log_path else None,
+    }
+
+
+def status_lines(rows: list[dict[str, Any]], *, with_tools: bool = True) -> list[str]:
+    """Human-readable lines for a list of `server_row`s."""
+    if not rows:
+        return ["No MCP servers configured (mcp.servers in config.json; see docs/mcp.md)."]
+    lines = []
+    for row in rows:
+        count = (
+            f", {len(row['tools'])} tools, ~{row['tokens']} tokens" if row["status"] == "connected" else ""
+        )
+        lines.append(f"{row['name']}: {row['status']}{count}  [{row['target']}]")
+        if row["error"]:
+            lines.append(f"  error: {row['error']}")
+        if with_tools:
+            for tool in row["tools"]:
+                said = f"  ({', '.join(tool['hints'])})" if tool["hints"] else ""
+                lines.append(f"  {tool['name']}{said}")
+        lines.extend(f"  skipped {reason}" for reason in row["skipped"])
+    return lines
+
+
+def mcp_report(
+    config: Config, workspace: Path | None = None, *, log_dir: Path | None = None
+) -> list[dict[str, Any]]:
+    """Connect to every enabled server, list its tools, disconnect; one `server_row` per server.
+
+    Takes at most about mcp.startup_timeout plus the time to stop the servers.
+    """
+    manager = McpManager(
+        config.mcp, workspace or Path.cwd(), log_dir=log_dir, output_limit=config.tools.output_limit
+    )
+    manager.start()
+    try:
+        manager.wait(config.mcp.startup_timeout + 5)
+        return [server_row(s) for s in manager.snapshot()]
+    finally:
+        manager.close()

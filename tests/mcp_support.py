@@ -1,0 +1,81 @@
+"""Helpers for the MCP tests: the SDK-written test servers and a registry stand-in for the executor."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vllm_bot.calls import ToolCall, ToolResult
+from vllm_bot.config import McpServerConfig, ToolsConfig
+
+SERVERS = Path(__file__).resolve().parent / "mcp_servers"
+
+
+def stdio(name: str, **kw: Any) -> McpServerConfig:
+    """A config entry that runs tests/mcp_servers/<name>.py over stdio."""
+    return McpServerConfig(command=sys.executable, args=[str(SERVERS / f"{name}.py")], **kw)
+
+
+def stdio_json(name: str, **kw: Any) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(SERVERS / f"{name}.py")], **kw}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_http_server(port: int) -> subprocess.Popen[bytes]:
+    """basic.py over streamable HTTP on 127.0.0.1:port, once it accepts connections."""
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVERS / "basic.py"), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError("the HTTP test server exited") from None
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the HTTP test server did not start")
+
+
+class RegistryExecutor:
+    """Stand-in for the ToolExecutor of issue 3 while it is not on main: only the interface MCP
+    tools use (definitions, register(definition, handler), execute_call, preview). The handler is
+    called with the call's arguments as keywords; the executor stamps the call's id on the result."""
+
+    def __init__(self) -> None:
+        self.definitions: list[dict[str, Any]] = []
+        self.handlers: dict[str, Any] = {}
+
+    def register(self, definition: dict[str, Any], handler: Any) -> None:
+        self.definitions.append(definition)
+        self.handlers[definition["function"]["name"]] = handler
+
+    def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult:
+        result = self.handlers[call.name](**call.arguments)
+        return dataclasses.replace(result, tool_call_id=call.id, name=call.name)
+
+    def preview(self, name: str, args: dict[str, Any]) -> str | None:
+        return None
+
+
+def make_executor(workspace: Path) -> Any:
+    """The real ToolExecutor when the tools package is there, else the registry stand-in."""
+    try:
+        from vllm_bot.tools import ToolExecutor
+    except ImportError:
+        return RegistryExecutor()
+    return ToolExecutor(workspace, ToolsConfig(), state_dir=workspace / ".vllm-bot")

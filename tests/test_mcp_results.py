@@ -1,0 +1,101 @@
+"""MCP call results (wire form) -> ToolResult of the right kind."""
+
+import json
+
+import pytest
+
+from vllm_bot.mcp.results import cap, convert_result
+
+PNG = "iVBORw0KGgo" * 4
+
+
+def text(value):
+    return {"type": "text", "text": value}
+
+
+@pytest.mark.parametrize(
+    ("result", "kind", "value"),
+    [
+        ({"content": [text("hello")]}, "text", "hello"),
+        ({"content": [text("a"), text("b")]}, "text", "a\nb"),
+        ({"content": []}, "text", "(the tool returned no output)"),
+        ({"content": [text("no such repo")], "isError": True}, "error", "no such repo"),
+        ({"content": [], "isError": True}, "error", "the tool failed without a message"),
+        # Structured content that the text only repeats becomes data.
+        ({"content": [text('{"n": 3}')], "structuredContent": {"n": 3}}, "data", {"n": 3}),
+        ({"content": [], "structuredContent": [1, 2]}, "data", [1, 2]),
+        # Text that says something else wins over the structured form.
+        ({"content": [text("echo: hi")], "structuredContent": {"result": "echo: hi"}}, "text", "echo: hi"),
+        # An error with structured content is still an error.
+        ({"content": [text("bad")], "structuredContent": {"e": 1}, "isError": True}, "error", "bad"),
+        (
+            {"content": [{"type": "image", "data": PNG, "mimeType": "image/png"}]},
+            "text",
+            f"[image image/png, {len(PNG) * 3 // 4} bytes, not shown]",
+        ),
+        (
+            {"content": [{"type": "audio", "data": "A" * 40000, "mimeType": "audio/wav"}]},
+            "text",
+            "[audio audio/wav, 29 KB, not shown]",
+        ),
+        (
+            {"content": [{"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body"}}]},
+            "text",
+            "[resource file:///a.txt]\nbody",
+        ),
+        (
+            {
+                "content": [
+                    {
+                        "type": "resource",
+                        "resource": {"uri": "s3://b/x", "blob": "AAAA", "mimeType": "application/zip"},
+                    }
+                ]
+            },
+            "text",
+            "[resource s3://b/x (application/zip), 3 bytes, binary, not shown]",
+        ),
+        (
+            {
+                "content": [
+                    {"type": "resource_link", "name": "log", "uri": "https://h/l", "description": "CI log"}
+                ]
+            },
+            "text",
+            "[resource link log https://h/l: CI log]",
+        ),
+        ({"content": [{"type": "hologram"}]}, "text", "[hologram content, not shown]"),
+        # An image next to structured content: the data alone would lose it, so text.
+        (
+            {
+                "content": [text("{}"), {"type": "image", "data": "", "mimeType": "image/png"}],
+                "structuredContent": {},
+            },
+            "text",
+            "{}\n[image image/png, 0 bytes, not shown]",
+        ),
+    ],
+)
+def test_conversion_table(result, kind, value):
+    converted = convert_result("call_1", "mcp__s__t", result, 1000)
+    assert (converted.tool_call_id, converted.name) == ("call_1", "mcp__s__t")
+    assert (converted.kind, converted.value) == (kind, value)
+
+
+def test_long_text_is_capped_with_head_and_tail():
+    long = "".join(f"line {i}\n" for i in range(5000))
+    converted = convert_result("c", "t", {"content": [text(long)]}, 3000)
+    assert converted.value.startswith("line 0\n") and converted.value.rstrip().endswith("line 4999")
+    assert "characters of MCP output cut" in converted.value
+    assert len(converted.value) < 3100
+
+
+def test_large_structured_content_falls_back_to_capped_json_text():
+    value = {"rows": list(range(5000))}
+    converted = convert_result("c", "t", {"content": [], "structuredContent": value}, 2000)
+    assert converted.kind == "text" and converted.value.startswith(json.dumps(value)[:100])
+    assert len(converted.value) < 2100
+
+
+def test_cap_keeps_short_text():
+    assert cap("short", 10) == "short"
