@@ -177,6 +177,9 @@ class ModelClient:
     def _prepare(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool, emit: Emit
     ) -> tuple[list[dict[str, Any]], int]:
+        clipped = self.context.clip_new_results(conversation)
+        if clipped:
+            emit(Debug(f"Clipped {clipped} tool result(s) to fit the {self.context.window:,}-token window"))
         prompt = self.measure(conversation, definitions, native)
         if self.context.over_budget(prompt):
             self.compact(conversation, definitions, emit)

@@ -20,6 +20,10 @@ from .conversation import Conversation, ToolResults, UserMessage
 from .tokens import TokenCounter
 
 MIN_OUTPUT_TOKENS = 256
+CLIPPED_MARKER = (
+    "[... {n} characters cut here: the output is too long for this model's context window. "
+    "Ask for the part you need (read with offset/limit, or filter the command's output) ...]"
+)
 SHRUNK_MARKER = (
     "[... {n} characters of this old tool result were removed to save context; "
     "run the tool again if you need them ...]"
@@ -89,6 +93,19 @@ class ContextManager:
         wanted = self.max_output or max(1024, self.window // 4)
         return max(1, min(wanted, room))
 
+    def result_budget_chars(self) -> int:
+        """Characters one turn's tool results may take: a share of the window, so one big output
+        (a 50 KB file, a long log) can never overflow a small context on its own."""
+        return max(2000, int(self.window * 0.3 * self.counter.chars_per_token))
+
+    def clip_new_results(self, conversation: Conversation) -> int:
+        """Cap the newest tool results (head + tail) to the window's share; returns how many were cut."""
+        last = conversation.entries[-1] if conversation.entries else None
+        if not isinstance(last, ToolResults) or not last.results:
+            return 0
+        each = self.result_budget_chars() // len(last.results)
+        return _shrink_entry(last, each, CLIPPED_MARKER)
+
     # -- compaction -----------------------------------------------------------------------------
 
     def compact(
@@ -149,20 +166,23 @@ def shrink_results(conversation: Conversation, keep_turns: int, keep_chars: int)
     """Cut old tool results to head + tail with a marker, oldest first. Returns how many were cut."""
     entries = conversation.entries
     stop = _recent_start(entries, keep_turns)
+    return sum(
+        _shrink_entry(e, keep_chars, SHRUNK_MARKER) for e in entries[:stop] if isinstance(e, ToolResults)
+    )
+
+
+def _shrink_entry(entry: ToolResults, keep_chars: int, marker: str) -> int:
     shrunk = 0
-    for entry in entries[:stop]:
-        if not isinstance(entry, ToolResults):
+    for i, result in enumerate(entry.results):
+        text = result.as_text()
+        if len(text) <= keep_chars + len(marker) + 20:
             continue
-        for i, result in enumerate(entry.results):
-            text = result.as_text()
-            if len(text) <= keep_chars + len(SHRUNK_MARKER) + 20:
-                continue
-            half = keep_chars // 2
-            cut = text[:half] + "\n" + SHRUNK_MARKER.format(n=len(text) - 2 * half) + "\n" + text[-half:]
-            entry.results[i] = ToolResult(
-                result.tool_call_id, result.name, "error" if result.is_error else "text", cut
-            )
-            shrunk += 1
+        half = keep_chars // 2
+        cut = text[:half] + "\n" + marker.format(n=len(text) - 2 * half) + "\n" + text[-half:]
+        entry.results[i] = ToolResult(
+            result.tool_call_id, result.name, "error" if result.is_error else "text", cut
+        )
+        shrunk += 1
     return shrunk
 
 
