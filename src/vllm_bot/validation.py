@@ -52,7 +52,7 @@ def map_argument_names(schema: dict[str, Any], args: dict[str, Any]) -> dict[str
         target = key
         if key not in properties:
             alias = ARG_ALIASES.get(key) or ARG_ALIASES.get(key.lower())
-            if alias in properties:
+            if alias is not None and alias in properties:
                 target = alias
             elif _fold(key) in folded:
                 target = folded[_fold(key)]

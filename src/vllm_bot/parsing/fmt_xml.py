@@ -1,0 +1,219 @@
+"""Formats whose argument values are raw text between tags, typed by the tool's schema:
+Qwen3-Coder `<function=N><parameter=K>…`, Seed-OSS, GLM `<arg_key>/<arg_value>`, and the
+`<invoke name=…><parameter name=…>` family (MiniMax-M2, dots, `<function_calls>`, DeepSeek DSML,
+Step-3). Also the `<tool_call>` dispatcher, since that tag carries JSON, XML or GLM bodies.
+
+A value ends at the closing tag that is followed by the next tag of the structure, so a raw
+value (a file's content) may itself contain `</tool_call>` or even `</parameter>`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..calls import ToolCall
+from .core import Found, Scan
+from .fmt_json import hermes_json, json_calls
+from .fmt_python import tagged_pythonic
+from .jsonscan import loads_lenient
+
+_FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\n]*?)\s*>")
+_PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n]*?)\s*>")
+_GLM_NAME = re.compile(r"\s*([^\s<{]+)\s*")
+_GLM_KEY = re.compile(r"\s*<arg_key>\s*([^<\n]*?)\s*</arg_key>\s*<arg_value>")
+
+
+def value_end(scan: Scan, start: int, closer: str, followers: tuple[str, ...]) -> tuple[int, int] | None:
+    """(value end, position after the closer) for a raw value at `start`. None while streaming
+    and the value is not closed yet."""
+    text = scan.text
+    at = scan.find(closer, start)
+    first = at
+    while at >= 0:
+        after = scan.skip_space(at + len(closer))
+        if after >= scan.end or text.startswith(followers, after):
+            return at, at + len(closer)
+        at = scan.find(closer, at + 1)
+    if first >= 0 and not scan.partial:
+        return first, first + len(closer)
+    stops = [i for i in (scan.find(f, start) for f in followers if f) if i >= 0]
+    if stops and (first < 0 or not scan.partial):
+        return min(stops), min(stops)  # the model forgot the closer
+    return None if scan.partial else (scan.end, scan.end)
+
+
+def _one_newline(value: str) -> str:
+    """Qwen3-Coder puts the value on its own lines; exactly one newline each side is layout."""
+    if value.startswith("\n"):
+        value = value[1:]
+    return value[:-1] if value.endswith("\n") else value
+
+
+def qwen_functions(scan: Scan, pos: int, at: int, source: str, close: str) -> Found:
+    """`<function=N><parameter=K>V</parameter>…</function>`, repeated, then `close`."""
+    text = scan.text
+    calls: list[ToolCall] = []
+    i = at
+    while (function := _FUNCTION.match(text, i, scan.end)) is not None:
+        i = function.end()
+        values: dict[str, str] = {}
+        while (parameter := _PARAMETER.match(text, i, scan.end)) is not None:
+            bounds = value_end(scan, parameter.end(), "</parameter>", ("<parameter", "</function>", close))
+            if bounds is None:
+                return scan.pending(pos)
+            values[parameter.group(1).strip("\"'")] = _one_newline(text[parameter.end() : bounds[0]])
+            i = bounds[1]
+        after = scan.skip_space(i)
+        if text.startswith("</function>", after):
+            i = after + len("</function>")
+        elif scan.partial and after >= scan.end:
+            return scan.pending(pos)
+        calls.append(scan.builder.typed(function.group(1), values, source, text[function.start() : i]))
+    return _closed(scan, pos, i, close, source, calls, "<function=NAME>")
+
+
+def _closed(
+    scan: Scan, pos: int, i: int, close: str, source: str, calls: list[ToolCall], shape: str
+) -> Found:
+    """Finish a span at `close` (if it follows); a block with no call in it is an error call."""
+    after = scan.skip_space(i)
+    end = after + len(close) if close and scan.text.startswith(close, after) else i
+    if not calls:
+        if scan.partial and scan.only_space_after(i):
+            return scan.pending(pos)
+        stop = scan.find(close, i) if close else -1
+        end = stop + len(close) if stop >= 0 else scan.line_end(i)
+        return scan.error_span(pos, end, source, f"expected {shape} inside the block")
+    return scan.span(pos, end, source, calls)
+
+
+def glm(scan: Scan, pos: int, at: int) -> Found:
+    """GLM-4.5/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>`
+    (no arguments is allowed); `<tool_call>NAME {json}</tool_call>` is read too."""
+    text = scan.text
+    name = _GLM_NAME.match(text, at, scan.end)
+    if name is None:
+        return _closed(scan, pos, at, "</tool_call>", "glm", [], "NAME<arg_key>…")
+    i = name.end()
+    if text.startswith("{", i):
+        found = json_calls(scan, pos, i, "glm", "</tool_call>", _named(name.group(1)))
+        return found
+    values: dict[str, str] = {}
+    while (key := _GLM_KEY.match(text, i, scan.end)) is not None:
+        bounds = value_end(scan, key.end(), "</arg_value>", ("<arg_key>", "</tool_call>"))
+        if bounds is None:
+            return scan.pending(pos)
+        values[key.group(1)] = text[key.end() : bounds[0]]
+        i = bounds[1]
+    after = scan.skip_space(i)
+    if not text.startswith("</tool_call>", after):
+        if scan.partial and after >= scan.end:
+            return scan.pending(pos)
+        if not values:
+            return _closed(scan, pos, i, "</tool_call>", "glm", [], "NAME<arg_key>…")
+    call = scan.builder.typed(name.group(1), values, "glm", text[pos:i])
+    return _closed(scan, pos, i, "</tool_call>", "glm", [call], "")
+
+
+def _named(name: str):
+    def to_calls(scan: Scan, value: object, source: str, raw: str) -> list[ToolCall]:
+        return [scan.builder.call(name, value, source, raw)]
+
+    return to_calls
+
+
+def tool_call_tag(scan: Scan, pos: int) -> Found | None:
+    """`<tool_call>`: Hermes JSON, granite-3.1 JSON array, Qwen3-Coder XML or GLM key/values."""
+    at = scan.skip_space(pos + len("<tool_call>"))
+    if at >= scan.end:
+        return scan.pending(pos) if scan.partial else scan.error_span(pos, at, "hermes", "the block is empty")
+    if scan.text[at] in "{[":
+        return hermes_json(scan, pos, at)
+    if scan.text.startswith("<function", at):
+        return qwen_functions(scan, pos, at, "qwen3_xml", "</tool_call>")
+    if scan.text.startswith("<invoke", at):
+        return invokes(scan, pos, at, "", "minimax", "</tool_call>")
+    if scan.text.startswith("</tool_call>", at):
+        return scan.error_span(pos, at + len("</tool_call>"), "hermes", "the block is empty")
+    return glm(scan, pos, at)
+
+
+def bare_function(scan: Scan, pos: int) -> Found | None:
+    """Qwen3-Coder `<function=N>…</function>` without the `<tool_call>` wrapper."""
+    return qwen_functions(scan, pos, pos, "qwen3_xml", "</tool_call>")
+
+
+def seed(scan: Scan, pos: int) -> Found | None:
+    at = pos + len("<seed:tool_call>")
+    return qwen_functions(scan, pos, at, "seed_oss", "</seed:tool_call>")
+
+
+# -- <invoke name="N"><parameter name="P">V</parameter></invoke> ------------------------------
+
+_INVOKE_WRAPPERS = {  # opening tag -> (closing tag, tag prefix, source)
+    "<minimax:tool_call>": ("</minimax:tool_call>", "", "minimax"),
+    "<dots_function_call>": ("</dots_function_call>", "", "dots"),
+    "<function_calls>": ("</function_calls>", "", "function_calls"),
+    "<｜DSML｜function_calls>": ("</｜DSML｜function_calls>", "｜DSML｜", "deepseek_dsml"),
+    "<｜DSML｜tool_calls>": ("</｜DSML｜tool_calls>", "｜DSML｜", "deepseek_dsml"),
+}
+_olmo = tagged_pythonic("<function_calls>", "</function_calls>", "olmo3")
+
+
+def _invoke_patterns(prefix: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    p = re.escape(prefix)
+    invoke = re.compile(r"\s*<" + p + r"invoke\s+name\s*=\s*[\"']?([^\"'>]*)[\"']?\s*>")
+    parameter = re.compile(
+        r"\s*<" + p + r"parameter\s+name\s*=\s*[\"']?([^\"'>\s]*)[\"']?"
+        r"(?:\s+string\s*=\s*[\"']?(\w+)[\"']?)?\s*>"
+    )
+    return invoke, parameter
+
+
+_PATTERNS = {prefix: _invoke_patterns(prefix) for prefix in ("", "｜DSML｜", "steptml:")}
+
+
+def invoke_wrapper(scan: Scan, pos: int) -> Found | None:
+    opener = next((o for o in _INVOKE_WRAPPERS if scan.text.startswith(o, pos)), None)
+    if opener is None:
+        return None
+    close, prefix, source = _INVOKE_WRAPPERS[opener]
+    at = scan.skip_space(pos + len(opener))
+    if opener == "<function_calls>" and not scan.text.startswith("<invoke", at):
+        if scan.partial and at >= scan.end:
+            return scan.pending(pos)
+        return _olmo(scan, pos)
+    return invokes(scan, pos, at, prefix, source, close)
+
+
+def invokes(scan: Scan, pos: int, at: int, prefix: str, source: str, close: str) -> Found:
+    """One or more `<invoke>` blocks; DSML's `string="false"` values are JSON."""
+    text = scan.text
+    invoke_re, parameter_re = _PATTERNS[prefix]
+    end_parameter, end_invoke = f"</{prefix}parameter>", f"</{prefix}invoke>"
+    calls: list[ToolCall] = []
+    i = at
+    while (invoke := invoke_re.match(text, i, scan.end)) is not None:
+        i = invoke.end()
+        values: dict[str, object] = {}
+        while (parameter := parameter_re.match(text, i, scan.end)) is not None:
+            bounds = value_end(scan, parameter.end(), end_parameter, (f"<{prefix}parameter", end_invoke))
+            if bounds is None:
+                return scan.pending(pos)
+            raw = text[parameter.end() : bounds[0]]
+            values[parameter.group(1)] = _dsml_value(raw) if parameter.group(2) == "false" else raw
+            i = bounds[1]
+        after = scan.skip_space(i)
+        if text.startswith(end_invoke, after):
+            i = after + len(end_invoke)
+        elif scan.partial and after >= scan.end:
+            return scan.pending(pos)
+        calls.append(scan.builder.typed(invoke.group(1), values, source, text[invoke.start() : i]))  # type: ignore[arg-type]
+    return _closed(scan, pos, i, close, source, calls, f"<{prefix}invoke name=…>")
+
+
+def _dsml_value(raw: str) -> object:
+    try:
+        return loads_lenient(raw)
+    except ValueError:
+        return raw
