@@ -62,6 +62,25 @@ class Scan:
     def only_space_after(self, pos: int) -> bool:
         return _NON_SPACE.search(self.text, pos, self.end) is None
 
+    def unfinished(self, pos: int, tokens: tuple[str, ...]) -> bool:
+        """While streaming: the text from `pos` is empty or one of `tokens` still being written
+        (`<param` of `<parameter=`, or `<parameter=pa` before its `>`)."""
+        if not self.partial:
+            return False
+        at = self.skip_space(pos)
+        rest = self.text[at : min(self.end, at + 80)]
+        if at + 80 < self.end or ">" in rest:
+            return not rest
+        return not rest or any(t.startswith(rest) or rest.startswith(t) for t in tokens)
+
+    def error_end(self, pos: int, close: str | None) -> int | None:
+        """Where a block that cannot be read ends: after its closing tag, else at the end of the
+        line. None while streaming and the closing tag has not come yet."""
+        found = self.find(close, pos) if close else -1
+        if found >= 0:
+            return found + len(close or "")
+        return None if self.partial and close else self.line_end(pos)
+
     def line_end(self, pos: int) -> int:
         """Index of the newline ending the line that holds `pos` (or the scan end); cached so
         many markers on one long line stay linear."""

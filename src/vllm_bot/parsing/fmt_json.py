@@ -64,7 +64,9 @@ def json_calls(
             else scan.error_span(start, scan.end, source, "no JSON after the marker")
         )
     if text[body] not in "{[":
-        end = _close_after(scan, body, close) or scan.line_end(body)
+        end = scan.error_end(body, close)
+        if end is None:
+            return scan.pending(start)
         return scan.error_span(start, end, source, "expected a JSON object after the marker")
     values: list[Any] = []
     i = body
@@ -80,10 +82,15 @@ def json_calls(
         values.append(text[i : scanned.end])
         i = scanned.end
         nxt = _SEPARATOR.match(text, i, scan.end)
+        if nxt is not None and nxt.end() >= scan.end and nxt.end() > i and scan.partial:
+            return scan.pending(start)  # a separator at the end: another value may follow
         if nxt is None or nxt.end() >= scan.end or text[nxt.end()] not in "{[":
             break
         i = nxt.end()
-    end = _close_after(scan, i, close) or i
+    end = _close_after(scan, i, close)
+    if end is None and close and scan.unfinished(i, (close,)):
+        return scan.pending(start)
+    end = end or i
     raw = text[start:end]
     calls: list[ToolCall] = []
     for chunk in values:
@@ -108,13 +115,16 @@ def _close_after(scan: Scan, pos: int, close: str | None) -> int | None:
 
 
 def _fallback_limit(scan: Scan, pos: int, close: str | None, marker: str | None) -> int | None:
-    """Where a body whose brackets never close ends: the closing tag, the next marker, the end."""
+    """Where a body whose brackets never close ends: the closing tag, the next marker, the end.
+    None while streaming: the brackets may still close (a marker seen now may be inside a string)."""
+    if scan.partial:
+        return None
     for needle in (close, marker):
         if needle:
             found = scan.find(needle, pos + 1)
             if found >= 0:
                 return found
-    return None if scan.partial else scan.end
+    return scan.end
 
 
 # -- the handlers ------------------------------------------------------------------------------
@@ -140,7 +150,14 @@ def tool_call_block(scan: Scan, pos: int) -> Found | None:
         found_py = pythonic_span(scan, pos, body, "tool_call_block")
         if found_py is not None:
             return found_py
+        if not _at_line_start(scan, pos):
+            return None  # "…reply with TOOL_CALL: and then…": talk about the format, not a call
     return json_calls(scan, pos, body, "tool_call_block", marker="TOOL_CALL")
+
+
+def _at_line_start(scan: Scan, pos: int) -> bool:
+    line = scan.text.rfind("\n", 0, pos) + 1
+    return not scan.text[line:pos].strip(" \t*>-")
 
 
 def tagged(marker: str, close: str | None, source: str, to_calls: ToCalls = objects_to_calls) -> Callable:
@@ -246,6 +263,8 @@ def bare_json(scan: Scan, pos: int) -> Found | None:
         calls.extend(found)
         span_end = scanned.end
         at = _LLAMA_SEPARATOR.match(text, span_end, scan.end).end()  # type: ignore[union-attr]
+        if at >= scan.end and scan.partial:
+            return scan.pending(pos)  # another `; {…}` may follow
         if at >= scan.end or text[at] != "{":
             break
     return scan.span(pos, span_end, source, calls) if calls else None

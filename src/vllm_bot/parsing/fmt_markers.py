@@ -56,8 +56,8 @@ def deepseek(scan: Scan, pos: int) -> Found | None:
         i = scan.skip_space(limit + len(call_end) if stop >= 0 else limit)
     if scan.text.startswith(calls_end, i):
         i += len(calls_end)
-    elif scan.partial and scan.only_space_after(i):
-        return scan.pending(pos)
+    elif scan.partial and (i < scan.end or m.group().startswith(f"<｜tool{j}calls")):
+        return scan.pending(pos)  # more calls or the section end may follow
     if not calls:
         return scan.error_span(pos, max(i, m.end()), source, "expected a tool call between the markers")
     return scan.span(pos, i, source, calls)
@@ -107,6 +107,10 @@ def kimi(scan: Scan, pos: int) -> Found | None:
     text = scan.text
     section = _KIMI_OPEN.match(text, pos, scan.end)
     i = section.end() if section else pos
+    if scan.partial:  # nothing is decided before the section (or the lone call) is closed
+        closer = _KIMI_SECTION_END if section else _KIMI_END
+        if closer.search(text, i, scan.end) is None:
+            return scan.pending(pos)
     calls: list[ToolCall] = []
     while (head := _KIMI_CALL.match(text, i, scan.end)) is not None:
         try:
@@ -168,10 +172,10 @@ _HARMONY_BEFORE = re.compile(r"(?:<\|start\|>\s*)?(?:assistant\s*)?(?:<\|channel
 
 
 def harmony(scan: Scan, pos: int) -> Found | None:
-    head = _HARMONY.match(scan.text, pos, scan.end)
-    if head is None:
-        return None
     window = max(scan.floor, pos - 80)
     before = _HARMONY_BEFORE.search(scan.text, window, pos)
     start = before.start() if before else pos
+    head = _HARMONY.match(scan.text, pos, scan.end)
+    if head is None:
+        return scan.pending(start) if scan.unfinished(pos, ("to=functions.",)) else None
     return _named_json(scan, start, head.end(), head.group(1), "harmony", tail="<|call|>")

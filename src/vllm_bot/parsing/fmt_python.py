@@ -32,7 +32,10 @@ class _JsonLiterals(ast.NodeTransformer):
 
 
 def _literal(node: ast.expr) -> Any:
-    return ast.literal_eval(_JsonLiterals().visit(node))
+    try:
+        return ast.literal_eval(_JsonLiterals().visit(node))
+    except ValueError:
+        raise ValueError(f"{ast.unparse(node)[:80]} is not a literal value") from None
 
 
 def _dotted(node: ast.expr) -> str:
@@ -112,7 +115,8 @@ def whole_message(scan: Scan, pos: int) -> Found | None:
 
 def _could_become(scan: Scan, rest: str) -> bool:
     name = rest.lstrip("[").lstrip()
-    return rest == "[" or (bool(name) and any(n.startswith(name) for n in scan.builder.names))
+    heads = (*scan.builder.names, *("functions." + n for n in scan.builder.names))
+    return rest == "[" or (bool(name) and any(h.startswith(name) for h in heads))
 
 
 def tagged_pythonic(marker: str, close: str, source: str):

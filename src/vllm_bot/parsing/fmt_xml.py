@@ -20,6 +20,10 @@ from .jsonscan import loads_lenient
 _FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\n]*?)\s*>")
 _PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n]*?)\s*>")
 _GLM_NAME = re.compile(r"\s*([^\s<{]+)\s*")
+_NOT_A_BODY = (
+    'the <tool_call> block holds neither a JSON object {"name": …, "arguments": {…}} nor <function=…>'
+)
+_GLM_OPEN_KEY = re.compile(r"\s*<arg_key>[^<\n]*(?:</?a?r?g?_?k?e?y?>?\s*(?:<a?r?g?_?v?a?l?u?e?)?)?\Z")
 _GLM_KEY = re.compile(r"\s*<arg_key>\s*([^<\n]*?)\s*</arg_key>\s*<arg_value>")
 
 
@@ -34,12 +38,14 @@ def value_end(scan: Scan, start: int, closer: str, followers: tuple[str, ...]) -
         if after >= scan.end or text.startswith(followers, after):
             return at, at + len(closer)
         at = scan.find(closer, at + 1)
-    if first >= 0 and not scan.partial:
+    if scan.partial:
+        return None
+    if first >= 0:
         return first, first + len(closer)
     stops = [i for i in (scan.find(f, start) for f in followers if f) if i >= 0]
-    if stops and (first < 0 or not scan.partial):
+    if stops:
         return min(stops), min(stops)  # the model forgot the closer
-    return None if scan.partial else (scan.end, scan.end)
+    return scan.end, scan.end
 
 
 def _one_newline(value: str) -> str:
@@ -66,9 +72,11 @@ def qwen_functions(scan: Scan, pos: int, at: int, source: str, close: str) -> Fo
         after = scan.skip_space(i)
         if text.startswith("</function>", after):
             i = after + len("</function>")
-        elif scan.partial and after >= scan.end:
+        elif scan.unfinished(after, ("<parameter", "</function>")):
             return scan.pending(pos)
         calls.append(scan.builder.typed(function.group(1), values, source, text[function.start() : i]))
+    if scan.unfinished(i, ("<function", close)):
+        return scan.pending(pos)
     return _closed(scan, pos, i, close, source, calls, "<function=NAME>")
 
 
@@ -76,14 +84,13 @@ def _closed(
     scan: Scan, pos: int, i: int, close: str, source: str, calls: list[ToolCall], shape: str
 ) -> Found:
     """Finish a span at `close` (if it follows); a block with no call in it is an error call."""
+    if not calls:
+        stop = None if scan.partial and scan.only_space_after(i) else scan.error_end(i, close)
+        if stop is None:
+            return scan.pending(pos)
+        return scan.error_span(pos, stop, source, f"expected {shape} inside the block")
     after = scan.skip_space(i)
     end = after + len(close) if close and scan.text.startswith(close, after) else i
-    if not calls:
-        if scan.partial and scan.only_space_after(i):
-            return scan.pending(pos)
-        stop = scan.find(close, i) if close else -1
-        end = stop + len(close) if stop >= 0 else scan.line_end(i)
-        return scan.error_span(pos, end, source, f"expected {shape} inside the block")
     return scan.span(pos, end, source, calls)
 
 
@@ -98,6 +105,13 @@ def glm(scan: Scan, pos: int, at: int) -> Found:
     if text.startswith("{", i):
         found = json_calls(scan, pos, i, "glm", "</tool_call>", _named(name.group(1)))
         return found
+    if not _GLM_KEY.match(text, i, scan.end) and not text.startswith("</tool_call>", scan.skip_space(i)):
+        if _glm_unfinished(scan, i):
+            return scan.pending(pos)
+        end = scan.error_end(i, "</tool_call>")
+        if end is None:
+            return scan.pending(pos)
+        return scan.error_span(pos, end, "hermes", _NOT_A_BODY)
     values: dict[str, str] = {}
     while (key := _GLM_KEY.match(text, i, scan.end)) is not None:
         bounds = value_end(scan, key.end(), "</arg_value>", ("<arg_key>", "</tool_call>"))
@@ -107,12 +121,17 @@ def glm(scan: Scan, pos: int, at: int) -> Found:
         i = bounds[1]
     after = scan.skip_space(i)
     if not text.startswith("</tool_call>", after):
-        if scan.partial and after >= scan.end:
+        if _glm_unfinished(scan, after):
             return scan.pending(pos)
         if not values:
             return _closed(scan, pos, i, "</tool_call>", "glm", [], "NAME<arg_key>…")
     call = scan.builder.typed(name.group(1), values, "glm", text[pos:i])
     return _closed(scan, pos, i, "</tool_call>", "glm", [call], "")
+
+
+def _glm_unfinished(scan: Scan, pos: int) -> bool:
+    unfinished = scan.unfinished(pos, ("<arg_key>", "</tool_call>"))
+    return unfinished or (scan.partial and _GLM_OPEN_KEY.match(scan.text, pos, scan.end) is not None)
 
 
 def _named(name: str):
@@ -206,9 +225,11 @@ def invokes(scan: Scan, pos: int, at: int, prefix: str, source: str, close: str)
         after = scan.skip_space(i)
         if text.startswith(end_invoke, after):
             i = after + len(end_invoke)
-        elif scan.partial and after >= scan.end:
+        elif scan.unfinished(after, (f"<{prefix}parameter", end_invoke)):
             return scan.pending(pos)
         calls.append(scan.builder.typed(invoke.group(1), values, source, text[invoke.start() : i]))  # type: ignore[arg-type]
+    if scan.unfinished(i, (f"<{prefix}invoke", close) if close else (f"<{prefix}invoke",)):
+        return scan.pending(pos)
     return _closed(scan, pos, i, close, source, calls, f"<{prefix}invoke name=…>")
 
 

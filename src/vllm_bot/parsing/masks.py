@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .core import Found, Scan
+from .fmt_python import parse_pythonic
 from .jsonscan import loads_lenient
 
 CALL_FENCE_LANGS = frozenset(
     {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "tool_code", "tool", "xml", "text", "txt"}
 )
 _JSON_LANGS = frozenset({"", "json", "jsonc", "json5", "tool_call", "tool_calls", "tool"})
+_CODE_CALL_LANGS = frozenset({"tool_code", "tool_call", "tool_calls"})
 _FENCE_OPEN = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})([^\n]*)(?:\n|\Z)")
 _DIFF_LINE = re.compile(r"[-+ \\]|@@|diff |index |new file|deleted file|similarity |rename ")
 _DIFF_START = re.compile(r"diff --git |@@ -\d|--- \S[^\n]*\n\+\+\+ ")
@@ -74,18 +76,24 @@ def _fenced_calls(scan: Scan, fence: Fence) -> Found | None:
     if first >= fence.body_end:
         return scan.pending(fence.start) if scan.partial and not fence.closed else None
     if not fence.closed and scan.partial:
-        if scan.text[first] in "{[" and fence.lang in _JSON_LANGS:
+        if fence.lang in _CODE_CALL_LANGS or (scan.text[first] in "{[" and fence.lang in _JSON_LANGS):
             return scan.pending(fence.start)
     elif fence.lang in _JSON_LANGS and scan.text[first] in "{[":
         calls = _json_fence_calls(scan, fence)
         if calls:
             return Found(fence.start, fence.end, "call", "json_fence", calls)
+    elif fence.lang in _CODE_CALL_LANGS:
+        calls = _pythonic_fence_calls(scan, fence)
+        if calls:
+            return Found(fence.start, fence.end, "call", "pythonic", calls)
     saved_end, scan.end = scan.end, fence.body_end
     try:
         inner = scan.walk(fence.body_start, fence.body_end)
     finally:
         scan.end = saved_end
     if not inner or inner[0].start > first or inner[0].kind != "call":
+        if scan.partial and not fence.closed and scan.line_end(first) >= scan.end:
+            return scan.pending(fence.start)  # the first line may still become a call
         return None
     if inner[-1].pending:
         return scan.pending(fence.start)
@@ -106,6 +114,18 @@ def _json_fence_calls(scan: Scan, fence: Fence) -> list:
     return [c for c in calls if c is not None] if all(c is not None for c in calls) else []
 
 
+def _pythonic_fence_calls(scan: Scan, fence: Fence) -> list:
+    """Gemma-style ```tool_code blocks holding `name(arg=…)` calls to known tools."""
+    body = scan.text[fence.body_start : fence.body_end]
+    try:
+        raw_calls = parse_pythonic(body)
+    except ValueError:
+        return []
+    if any(scan.builder.known(name) is None for name, _, _ in raw_calls):
+        return []
+    return [scan.builder.call(name, kw, "pythonic", body, args) for name, kw, args in raw_calls]
+
+
 def line_mask(scan: Scan, pos: int) -> Found:
     """A quoted line (`> …`) or a table row (`| … |`): shown as is."""
     end = scan.line_end(pos)
@@ -122,6 +142,8 @@ def diff_handler(scan: Scan, pos: int) -> Found | None:
         if _DIFF_LINE.match(scan.text, nxt, scan.end) is None:
             after_blank = nxt + 1 if scan.text.startswith("\n", nxt) else -1
             if after_blank < 0 or _DIFF_LINE.match(scan.text, after_blank, scan.end) is None:
+                if scan.partial and scan.line_end(max(after_blank, nxt)) >= scan.end:
+                    end = scan.end  # the next line is still being written
                 break
         end = scan.line_end(nxt)
     return Found(pos, end, "mask", pending=scan.partial and end >= scan.end)
@@ -141,7 +163,7 @@ def inline_code(scan: Scan, pos: int) -> Found | None:
         while nxt < limit and text[nxt] == "`":
             nxt += 1
         at = text.find(ticks, nxt, limit)
-    if at < 0:
+    if at < 0 or (scan.partial and at + len(ticks) >= scan.end):  # a run at the end may grow
         if scan.partial and limit >= scan.end:
             return Found(pos, scan.end, "mask", pending=True)
         return Found(pos, run, "mask")

@@ -29,6 +29,8 @@ CALL_MARKERS = (
     "commentary to=functions.", "<|channel|>commentary to=functions.",
     "assistantcommentary to=functions.", "<|start|>assistant<|channel|>commentary to=functions.",
 )  # fmt: skip
+_CONTEXT = 200
+_KIMI_PARTIAL = re.compile(r"functions\.[\w\-]*:?\Z")  # `functions.read:0` still being written
 _LINE_MARKERS = ("```", "~~~", "diff --git ", "--- ", "@@ ")
 
 
@@ -52,7 +54,7 @@ class StreamFilter:
         self._line_prefixes = _prefixes(
             (*_LINE_MARKERS, *(n + s for n in self._builder.names for s in ("{", "[ARGS]", "[CALL_ID]")))
         )
-        self._tail = ""  # the last decided character: tells whether undecided text starts a line
+        self._tail = ""  # decided text of the current line (context for line-start rules)
         self._chunks: list[str] = []
         self._size = 0
         self._held = 0  # undecided size after the last scan
@@ -96,14 +98,14 @@ class StreamFilter:
         return self._keep(text, cut, "".join(out))
 
     def _through_fence(self, text: str, pos: int, final: bool, out: list[str]) -> int:
-        """Inside a shown code block everything is printed; find where it closes."""
+        """Inside a shown code block every complete line is printed; find where it closes."""
         assert self._fence is not None
         m = self._fence.search(text, pos)
         if m is not None and (final or text[m.end() - 1 : m.end()] == "\n"):
             out.append(text[pos : m.end()])
             self._fence = None
             return m.end()
-        stop = len(text) if m is None else m.start()
+        stop = len(text) if final else max(pos, text.rfind("\n", pos) + 1)
         out.append(text[pos:stop])
         return stop
 
@@ -130,8 +132,11 @@ class StreamFilter:
             if text[-size:] in _MARKER_PREFIXES:
                 hold = len(text) - size
                 break
+        kimi = _KIMI_PARTIAL.search(text, max(pos, len(text) - 80))
+        if kimi is not None:
+            hold = min(hold, kimi.start())
         line = max(text.rfind("\n", pos) + 1, pos)
-        if line > pos or self._tail in ("", "\n"):
+        if line > pos or pos == 0 or text[pos - 1] == "\n":
             head = text[line:].lstrip(" \t")
             if not head or head in self._line_prefixes:
                 hold = min(hold, line)
@@ -139,8 +144,9 @@ class StreamFilter:
 
     def _keep(self, text: str, cut: int, printed: str) -> str:
         """Drop the decided text, keep the rest for the next scan."""
-        if cut > 0:
-            self._tail = text[cut - 1]
+        if cut > 0:  # keep the decided part of the current line: markers look back to its start
+            line = text.rfind("\n", 0, cut) + 1
+            self._tail = text[max(line, cut - _CONTEXT) : cut]
         rest = text[cut:]
         self._chunks = [rest] if rest else []
         self._size = self._held = len(rest)

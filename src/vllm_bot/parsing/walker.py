@@ -25,6 +25,11 @@ NOISE_TOKENS = (
     "<|call|>", "<|endoftext|>", "<|start|>assistant", "<|channel|>final<|message|>",
     "<｜end▁of▁sentence｜>", "</tool_call>", "<|python_end|>", "<|tool_call_end|>",
     "<|action_end|>", "<|tools_suffix|>", "<end_of_turn>",
+    # closing tags a format consumes when they follow its call; stray ones are junk too
+    "</longcat_tool_call>", "</tool_calls>", "</seed:tool_call>", "</minimax:tool_call>",
+    "</dots_function_call>", "</function_calls>", "</｜DSML｜function_calls>", "</｜DSML｜tool_calls>",
+    "<｜tool▁calls▁end｜>", "<｜tool_calls_end｜>", "<|tool_calls_section_end|>",
+    "<|tool_call_section_end|>", "<end_function_call>", "<tool_call|>", "</function>",
 )  # fmt: skip
 
 
@@ -120,11 +125,15 @@ _LINE = [(re.compile(p), h) for p, h in LINE_TRIGGERS]
 
 
 def _try(scan: Scan, pos: int, table: list[tuple[re.Pattern[str], Handler]]) -> Found | None:
+    matched = False
     for pattern, handler in table:
         if pattern.match(scan.text, pos, scan.end):
+            matched = True
             found = handler(scan, pos)
             if found is not None:
                 return found
+    if matched and scan.partial and scan.line_end(pos) >= scan.end:
+        return scan.pending(pos)  # a marker whose line is still being written may yet parse
     return None
 
 
@@ -180,10 +189,20 @@ def find_spans(
             pos = spans[-1].end
             if spans[-1].pending:
                 return spans
+        if partial and _maybe_harmony_analysis(text, scan.skip_space(pos)):
+            return [*spans, scan.pending(pos)]
         whole = fp.whole_message(scan, pos)
         if whole is not None:
             return [*spans, whole]
     return spans + walk(scan, pos, len(text))
+
+
+def _maybe_harmony_analysis(text: str, at: int) -> bool:
+    """A reply starting `analysis…` may be gpt-oss reasoning whose `assistantfinal` is to come."""
+    head = text[at : at + 9]
+    if len(head) < 9:
+        return "analysis".startswith(head)
+    return head.startswith("analysis") and not head[8].isspace()
 
 
 def builder_for(definitions: list[dict[str, Any]] | None) -> Builder:
