@@ -61,6 +61,7 @@ class Builder:
         self.definitions = definitions
         self.names = tool_names(definitions)
         self._folded = {n.lower().replace("-", "_"): n for n in self.names}
+        self._examples: dict[str, str] = {}
 
     def known(self, raw_name: str) -> str | None:
         """The defined tool this name means, or None."""
@@ -76,6 +77,11 @@ class Builder:
     def example(self, name: str | None) -> str:
         """`TOOL_CALL: {"name": "edit", "args": {...}}` for the tool the model meant (or the first)."""
         tool = name if name in self.names else (self.names[0] if self.names else "read")
+        if tool not in self._examples:
+            self._examples[tool] = self._example(tool)
+        return self._examples[tool]
+
+    def _example(self, tool: str) -> str:
         schema = self.schema(tool)
         required = schema.get("required") or list(schema.get("properties") or {})[:1]
         props = schema.get("properties") or {}

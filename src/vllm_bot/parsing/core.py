@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..calls import ToolCall
 from .building import Builder
+from .jsonscan import REPAIR_LIMIT, Scanned, loads_fast, loads_repaired, scan_value
 
 Kind = Literal["call", "reasoning", "noise", "mask"]
 _NON_SPACE = re.compile(r"\S")
@@ -41,7 +42,7 @@ class Scan:
     """One pass over `text`. `partial` is True while the reply is still streaming: a construct
     that runs into the end of the text is then reported as pending instead of being decided."""
 
-    AMBIGUOUS_BUDGET_FACTOR = 4
+    SCAN_BUDGET_FACTOR = 2
 
     def __init__(self, text: str, builder: Builder, partial: bool = False) -> None:
         self.text = text
@@ -49,9 +50,15 @@ class Scan:
         self.partial = partial
         self.end = len(text)
         self.floor = 0  # nothing before this may be claimed (it belongs to an earlier span)
-        # Bare-JSON guesses may scan ahead and fail; their total work is capped to stay linear.
-        self.budget = self.AMBIGUOUS_BUDGET_FACTOR * len(text) + 100_000
+        self.code_floor = 0  # inline code pairs from here: the end of the last span
+        self.in_fence = False  # walking the inside of a fenced block
+        # Bracket scans that run into the end of the text are capped in total to stay linear.
+        self.budget = self.SCAN_BUDGET_FACTOR * len(text) + 100_000
+        self.repair_budget = REPAIR_LIMIT  # characters json-repair may be given in this scan
         self._line_cache = (-1, -1)
+        self._line_start_cache = (-1, -1)
+        self._found: dict[tuple[str, int], tuple[int, int]] = {}
+        self.code_state: list[int] = [-1, -1, -1, -1, -1]  # see masks._code_span_at
         self.walk: Callable[[int, int], list[Found]] = lambda start, end: []
 
     # -- small text helpers shared by the format parsers -------------------------------------
@@ -95,8 +102,48 @@ class Scan:
     def at_line_start(self, pos: int) -> bool:
         return pos == 0 or self.text[pos - 1] == "\n"
 
+    def line_bounds(self, pos: int) -> tuple[int, int]:
+        """(start, end) of the line holding `pos`; cached like `line_end`."""
+        end = self.line_end(pos)
+        start, cached_end = self._line_start_cache
+        if cached_end != end or start > pos:
+            start = self.text.rfind("\n", 0, pos) + 1
+            self._line_start_cache = (start, end)
+        return start, end
+
     def find(self, needle: str, start: int, limit: int | None = None) -> int:
-        return self.text.find(needle, start, self.end if limit is None else limit)
+        """str.find, remembering the last answer per needle so that repeated searches for a
+        closing tag that never comes stay linear."""
+        if limit is not None:
+            return self.text.find(needle, start, limit)
+        key = (needle, self.end)
+        lo, at = self._found.get(key, (len(self.text) + 1, -1))
+        if lo <= start and (at < 0 or start <= at):
+            return at
+        at = self.text.find(needle, start, self.end)
+        self._found[key] = (start, at)
+        return at
+
+    def scan_json(self, pos: int) -> Scanned:
+        """`scan_value` from `pos`, charged to the budget. Once the budget is spent (text full of
+        brackets that never close), values count as unterminated and parsers fall back to their
+        closing tags, which keeps the whole scan linear."""
+        if self.budget <= 0:
+            return Scanned(self.end, False)
+        scanned = scan_value(self.text, pos, self.end)
+        self.budget -= scanned.end - pos
+        return scanned
+
+    def decode(self, body: str) -> Any:
+        """`loads_lenient` with json-repair (slow) rationed per scan: a reply full of broken
+        JSON gets error calls instead of seconds of repair work."""
+        try:
+            return loads_fast(body)
+        except ValueError:
+            if len(body) > self.repair_budget:
+                raise ValueError("malformed JSON (too much to repair in one reply)") from None
+            self.repair_budget -= len(body)
+            return loads_repaired(body)
 
     def spend(self, chars: int) -> bool:
         """Charge an ambiguous guess; False once the budget is gone."""

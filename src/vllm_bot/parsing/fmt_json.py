@@ -11,7 +11,6 @@ from typing import Any
 
 from ..calls import ToolCall
 from .core import Found, Scan
-from .jsonscan import loads_lenient, scan_value
 from .masks import fence_at
 
 ToCalls = Callable[[Scan, Any, str, str], list[ToolCall]]
@@ -71,7 +70,7 @@ def json_calls(
     values: list[Any] = []
     i = body
     while i < scan.end and text[i] in "{[":
-        scanned = scan_value(text, i, scan.end)
+        scanned = scan.scan_json(i)
         if not scanned.closed:
             limit = _fallback_limit(scan, i, close, marker)
             if limit is None:
@@ -95,7 +94,7 @@ def json_calls(
     calls: list[ToolCall] = []
     for chunk in values:
         try:
-            decoded = loads_lenient(chunk)
+            decoded = scan.decode(chunk)
         except ValueError as exc:
             calls.append(scan.builder.error(source, f"the JSON could not be read ({exc})", raw))
             continue
@@ -215,13 +214,13 @@ def _named_args(scan: Scan, pos: int, at: int, source: str, explicit: bool) -> F
         return scan.error_span(
             pos, scan.line_end(i), source, "expected JSON arguments after the name", name.group()
         )
-    scanned = scan_value(text, i, scan.end)
+    scanned = scan.scan_json(i)
     if not scanned.closed and scan.partial:
         return scan.pending(pos)
     end = scanned.end if scanned.closed else _fallback_limit(scan, i, None, "[TOOL_CALLS]") or scan.end
     raw = text[pos:end]
     try:
-        args = loads_lenient(text[i:end])
+        args = scan.decode(text[i:end])
     except ValueError as exc:
         if not explicit:
             return None
@@ -250,9 +249,7 @@ def bare_json(scan: Scan, pos: int) -> Found | None:
     span_end = pos
     source = "json_array" if text[at] == "[" else "llama_json"
     while True:
-        scanned = scan_value(text, at, scan.end)
-        if not scan.spend(scanned.end - at):
-            break
+        scanned = scan.scan_json(at)
         if not scanned.closed:
             if scan.partial and scanned.end >= scan.end:
                 return scan.pending(pos)
@@ -284,7 +281,7 @@ def _could_become(head: str) -> bool:
 def _bare_calls(scan: Scan, body: str, source: str) -> list[ToolCall] | None:
     """Calls when every object in the value names a known tool with arguments, else None."""
     try:
-        value = loads_lenient(body)
+        value = scan.decode(body)
     except ValueError:
         return None
     items = value if isinstance(value, list) else [value]

@@ -11,7 +11,6 @@ import re
 from ..calls import ToolCall
 from .core import Found, Scan
 from .fmt_xml import invokes
-from .jsonscan import loads_lenient, scan_value
 
 _DEEPSEEK_OPEN = re.compile(r"<｜tool([▁_])calls?\1begin｜>")
 _FENCE_HEAD = re.compile(r"\s*```[\w-]*\s*")
@@ -26,10 +25,10 @@ def _json_args(scan: Scan, at: int) -> tuple[object, int] | None:
         if scan.partial and at >= scan.end:
             return None
         raise ValueError("expected a JSON object")
-    scanned = scan_value(scan.text, at, scan.end)
+    scanned = scan.scan_json(at)
     if not scanned.closed and scan.partial:
         return None
-    return loads_lenient(scan.text[at : scanned.end]), scanned.end
+    return scan.decode(scan.text[at : scanned.end]), scanned.end
 
 
 def deepseek(scan: Scan, pos: int) -> Found | None:

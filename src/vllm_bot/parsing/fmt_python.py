@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 from .core import Found, Scan
-from .jsonscan import scan_value
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _PY_HEAD = re.compile(r"\s*\[?\s*([A-Za-z_][\w.]*)\s*\(")
@@ -74,7 +73,7 @@ def pythonic_span(scan: Scan, start: int, at: int, source: str) -> Found | None:
     name = _NAME.match(scan.text, at, scan.end)
     if name is None or not scan.text.startswith("(", name.end()):
         return None
-    scanned = scan_value(scan.text, name.end(), scan.end)
+    scanned = scan.scan_json(name.end())
     if not scanned.closed:
         return scan.pending(start) if scan.partial and scanned.end >= scan.end else None
     raw = scan.text[at : scanned.end]

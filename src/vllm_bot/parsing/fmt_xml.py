@@ -15,7 +15,6 @@ from ..calls import ToolCall
 from .core import Found, Scan
 from .fmt_json import hermes_json, json_calls
 from .fmt_python import tagged_pythonic
-from .jsonscan import loads_lenient
 
 _FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\n]*?)\s*>")
 _PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n]*?)\s*>")
@@ -220,7 +219,7 @@ def invokes(scan: Scan, pos: int, at: int, prefix: str, source: str, close: str)
             if bounds is None:
                 return scan.pending(pos)
             raw = text[parameter.end() : bounds[0]]
-            values[parameter.group(1)] = _dsml_value(raw) if parameter.group(2) == "false" else raw
+            values[parameter.group(1)] = _dsml_value(scan, raw) if parameter.group(2) == "false" else raw
             i = bounds[1]
         after = scan.skip_space(i)
         if text.startswith(end_invoke, after):
@@ -233,8 +232,8 @@ def invokes(scan: Scan, pos: int, at: int, prefix: str, source: str, close: str)
     return _closed(scan, pos, i, close, source, calls, f"<{prefix}invoke name=…>")
 
 
-def _dsml_value(raw: str) -> object:
+def _dsml_value(scan: Scan, raw: str) -> object:
     try:
-        return loads_lenient(raw)
+        return scan.decode(raw)
     except ValueError:
         return raw

@@ -101,6 +101,14 @@ def _strict(body: str) -> Any:
 
 def loads_lenient(body: str) -> Any:
     """Decode model-written JSON, repairing what a forgiving reader can; ValueError if hopeless."""
+    try:
+        return loads_fast(body)
+    except ValueError:
+        return loads_repaired(body)
+
+
+def loads_fast(body: str) -> Any:
+    """The cheap stages of `loads_lenient` (all C-speed); ValueError when they are not enough."""
     text = body.strip()
     if not text:
         raise ValueError("empty")
@@ -125,10 +133,12 @@ def loads_lenient(body: str) -> Any:
                 continue
             except RecursionError as exc:
                 raise ValueError("nested too deeply") from exc
-    return _repair(text)
+    raise ValueError("not valid JSON")
 
 
-def _repair(text: str) -> Any:
+def loads_repaired(body: str) -> Any:
+    """json-repair's reading of `body` (slow: used after `loads_fast` failed)."""
+    text = body.strip()
     if len(text) > REPAIR_LIMIT:
         raise ValueError(f"malformed JSON too large to repair ({len(text)} characters)")
     import json_repair  # deferred: only needed for broken output

@@ -13,7 +13,6 @@ from functools import lru_cache
 
 from .core import Found, Scan
 from .fmt_python import parse_pythonic
-from .jsonscan import loads_lenient
 
 CALL_FENCE_LANGS = frozenset(
     {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "tool_code", "tool", "xml", "text", "txt"}
@@ -27,7 +26,8 @@ _DIFF_START = re.compile(r"diff --git |@@ -\d|--- \S[^\n]*\n\+\+\+ ")
 
 @lru_cache(maxsize=32)
 def _closing(ch: str, count: int) -> re.Pattern[str]:
-    return re.compile(r"(?m)^[ \t]{0,3}" + re.escape(ch) + "{" + str(count) + r",}[ \t]*(?:\n|\Z)")
+    """The closing fence line, found through the newline before it (a literal-led search)."""
+    return re.compile(r"\n[ \t]{0,3}" + re.escape(ch) + "{" + str(count) + r",}[ \t]*(?:\n|\Z)")
 
 
 @dataclass
@@ -49,10 +49,10 @@ def fence_at(scan: Scan, pos: int) -> Fence | None:
     info = m.group(2).strip()
     lang = info.split()[0].lower().strip("{}.") if info else ""
     closing = _closing(m.group(1)[0], len(m.group(1)))
-    c = closing.search(scan.text, m.end(), scan.end)
+    c = closing.search(scan.text, m.end() - 1, scan.end) if scan.text.endswith("\n", 0, m.end()) else None
     if c is None:
         return Fence(pos, m.end(), scan.end, scan.end, lang, False, closing)
-    return Fence(pos, m.end(), c.start(), c.end(), lang, True, closing)
+    return Fence(pos, m.end(), max(m.end(), c.start() + 1), c.end(), lang, True, closing)
 
 
 def fence_handler(scan: Scan, pos: int) -> Found | None:
@@ -86,11 +86,13 @@ def _fenced_calls(scan: Scan, fence: Fence) -> Found | None:
         calls = _pythonic_fence_calls(scan, fence)
         if calls:
             return Found(fence.start, fence.end, "call", "pythonic", calls)
-    saved_end, scan.end = scan.end, fence.body_end
+    if scan.in_fence:
+        return None  # a fence inside a fenced call block is that block's text
+    saved_end, scan.end, scan.in_fence = scan.end, fence.body_end, True
     try:
         inner = scan.walk(fence.body_start, fence.body_end)
     finally:
-        scan.end = saved_end
+        scan.end, scan.in_fence = saved_end, False
     if not inner or inner[0].start > first or inner[0].kind != "call":
         if scan.partial and not fence.closed and scan.line_end(first) >= scan.end:
             return scan.pending(fence.start)  # the first line may still become a call
@@ -106,7 +108,7 @@ def _json_fence_calls(scan: Scan, fence: Fence) -> list:
     if not scan.spend(len(body)):
         return []
     try:
-        value = loads_lenient(body)
+        value = scan.decode(body)
     except ValueError:
         return []
     items = value if isinstance(value, list) else [value]
@@ -126,12 +128,6 @@ def _pythonic_fence_calls(scan: Scan, fence: Fence) -> list:
     return [scan.builder.call(name, kw, "pythonic", body, args) for name, kw, args in raw_calls]
 
 
-def line_mask(scan: Scan, pos: int) -> Found:
-    """A quoted line (`> …`) or a table row (`| … |`): shown as is."""
-    end = scan.line_end(pos)
-    return Found(pos, end, "mask", pending=scan.partial and end >= scan.end)
-
-
 def diff_handler(scan: Scan, pos: int) -> Found | None:
     """A diff or patch outside a code block: its lines, up to the first line that is not diff."""
     if _DIFF_START.match(scan.text, pos, scan.end) is None:
@@ -149,22 +145,53 @@ def diff_handler(scan: Scan, pos: int) -> Found | None:
     return Found(pos, end, "mask", pending=scan.partial and end >= scan.end)
 
 
-def inline_code(scan: Scan, pos: int) -> Found | None:
-    """`code` on one line; a lone backtick is just a character."""
-    text = scan.text
-    run = pos
-    while run < scan.end and text[run] == "`":
-        run += 1
-    ticks = text[pos:run]
-    limit = scan.line_end(pos)
-    at = text.find(ticks, run, limit)
-    while at >= 0 and text.startswith("`", at + len(ticks)):
-        nxt = at + len(ticks)
-        while nxt < limit and text[nxt] == "`":
-            nxt += 1
-        at = text.find(ticks, nxt, limit)
-    if at < 0 or (scan.partial and at + len(ticks) >= scan.end):  # a run at the end may grow
-        if scan.partial and limit >= scan.end:
-            return Found(pos, scan.end, "mask", pending=True)
-        return Found(pos, run, "mask")
-    return Found(pos, at + len(ticks), "mask")
+_LINE_MASK = re.compile(r"[ \t]*\||[ \t]{0,3}>")
+_TICKS = re.compile(r"`+")
+
+
+def enclosing(scan: Scan, pos: int) -> Found | None:
+    """The quoted line, table row or inline code span that holds the marker at `pos`, if any.
+    Checked only where a marker is found, so ordinary inline code costs nothing."""
+    start, end = scan.line_bounds(pos)
+    unfinished = scan.partial and end >= scan.end
+    if start >= scan.code_floor and _LINE_MASK.match(scan.text, start, end):
+        return Found(start, end, "mask", pending=unfinished)
+    span = _code_span_at(scan, max(start, scan.code_floor), pos, end)
+    if span is None:
+        return None
+    if span[1] < 0 or (scan.partial and span[1] >= scan.end):
+        return Found(span[0], scan.end, "mask", pending=True)  # its closing backticks may come or grow
+    return Found(span[0], span[1], "mask")
+
+
+def _code_span_at(scan: Scan, origin: int, pos: int, end: int) -> tuple[int, int] | None:
+    """The inline code span (start, end) holding `pos`, pairing backtick runs left to right from
+    `origin` (a run closes only at a run of the same length). (start, -1) for a run still open
+    while streaming. Incremental: the pairing state is kept between markers on one line."""
+    state = scan.code_state
+    if state[0] != origin or state[1] != end or state[2] > pos:
+        state = [origin, end, origin, -1, -1]  # origin, line end, scanned to, open span start/end
+    i = state[2]
+    while True:
+        if state[3] >= 0:
+            if pos < state[4]:
+                break
+            i, state[3], state[4] = state[4], -1, -1
+        run = _TICKS.search(scan.text, i, pos)
+        if run is None:
+            i = pos
+            break
+        close = _closing_run(len(run.group())).search(scan.text, run.end(), end)
+        if close is not None:
+            state[3], state[4] = run.start(), close.end()
+        elif scan.partial and end >= scan.end:
+            return run.start(), -1
+        i = run.end()
+    state[2] = i
+    scan.code_state = state
+    return (state[3], state[4]) if state[3] >= 0 and state[3] <= pos < state[4] else None
+
+
+@lru_cache(maxsize=16)
+def _closing_run(width: int) -> re.Pattern[str]:
+    return re.compile("(?<!`)" + "`" * width + "(?!`)")

@@ -60,6 +60,7 @@ class StreamFilter:
         self._held = 0  # undecided size after the last scan
         self._started = False  # prose or a call has been decided (no longer the message start)
         self._fence: re.Pattern[str] | None = None
+        self._code_floor = 0  # in the buffer: where the last span on the current line ended
         self._in_reasoning = in_reasoning
 
     def feed(self, delta: str) -> str:
@@ -90,21 +91,31 @@ class StreamFilter:
             pos = self._through_fence(text, pos, final, out)
             if self._fence is not None:
                 return self._keep(text, pos, "".join(out))
-        spans = find_spans(text, self._builder, partial=not final, start=pos, message_start=not self._started)
+        spans = find_spans(
+            text,
+            self._builder,
+            partial=not final,
+            start=pos,
+            message_start=not self._started,
+            code_floor=self._code_floor,
+        )
         cut = len(text) if final else self._cut(text, pos, spans)
         out.append(prose(text, spans, pos, cut))
         if any(s.kind != "reasoning" and s.end <= cut and s.start < cut for s in spans) or out[-1].strip():
             self._started = True
+        self._code_floor = max([self._code_floor, *(s.end for s in spans if s.end <= cut and not s.pending)])
         return self._keep(text, cut, "".join(out))
 
     def _through_fence(self, text: str, pos: int, final: bool, out: list[str]) -> int:
         """Inside a shown code block every complete line is printed; find where it closes."""
         assert self._fence is not None
-        m = self._fence.search(text, pos)
-        if m is not None and (final or text[m.end() - 1 : m.end()] == "\n"):
-            out.append(text[pos : m.end()])
+        # the closing pattern starts with the newline before the fence line
+        m = self._fence.search(text, pos - 1) if pos > 0 else self._fence.search("\n" + text)
+        end = -1 if m is None else m.end() - (pos == 0)
+        if end > 0 and (final or text[end - 1] == "\n"):
+            out.append(text[pos:end])
             self._fence = None
-            return m.end()
+            return end
         stop = len(text) if final else max(pos, text.rfind("\n", pos) + 1)
         out.append(text[pos:stop])
         return stop
@@ -146,7 +157,9 @@ class StreamFilter:
         """Drop the decided text, keep the rest for the next scan."""
         if cut > 0:  # keep the decided part of the current line: markers look back to its start
             line = text.rfind("\n", 0, cut) + 1
-            self._tail = text[max(line, cut - _CONTEXT) : cut]
+            start = max(line, cut - _CONTEXT)
+            self._tail = text[start:cut]
+            self._code_floor = max(0, self._code_floor - start)
         rest = text[cut:]
         self._chunks = [rest] if rest else []
         self._size = self._held = len(rest)

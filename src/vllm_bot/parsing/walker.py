@@ -71,56 +71,55 @@ def phi4(scan: Scan, pos: int) -> Found | None:
     return fj.json_calls(scan, pos, pos + len("functools"), "phi4", marker="functools[")
 
 
-# (characters a marker can start with, its pattern, its handler), tried in this order.
-TRIGGERS: list[tuple[str, str, Handler]] = [
-    ("<[◁", "|".join(re.escape(o) for o in PAIRS), think),
-    ("<◁[", "|".join(re.escape(t) for t in (*LONE_CLOSERS, *NOISE_TOKENS)), noise),
-    ("T", r"TOOL_CALL\s*:", fj.tool_call_block),
-    ("<", r"<tool_call>", fx.tool_call_tag),
-    ("<", r"<tool_calls>", fj.tagged("<tool_calls>", "</tool_calls>", "jamba")),
-    ("<", r"<longcat_tool_call>", fj.tagged("<longcat_tool_call>", "</longcat_tool_call>", "longcat")),
-    ("<", r"<\|tool_call\|>", fj.tagged("<|tool_call|>", None, "granite")),
-    ("<", r"<\|tool_call>|<start_function_call>", fp.gemma),
-    ("<", r"<function\s*=", fx.bare_function),
-    ("<", r"<seed:tool_call>", fx.seed),
-    ("[", r"\[TOOL_CALLS\]", fj.mistral),
-    ("<", r"<\|python_tag\|>", python_tag),
-    ("<", r"<function_call>", fj.tagged("<function_call>", None, "granite_20b")),
-    ("<", r"<\|action_start\|>", internlm),
-    ("f", r"functools\[", phi4),
-    ("<", r"<\|tools_prefix\|>", fj.tagged("<|tools_prefix|>", "<|tools_suffix|>", "apertus", fj.keyed)),
-    ("<f", r"<\|function_call\|>|function call<\|role_sep\|>", gigachat),
-    ("<", r"<｜tool[▁_]calls?[▁_]begin｜>", fm.deepseek),
-    ("<", r"<\|tool_calls?_section_begin\|>|<\|tool_call_begin\|>", fm.kimi),
-    ("f", r"functions\.[\w\-]+:\d", fm.kimi_bare),
-    ("t", r"to=functions\.", fm.harmony),
-    ("<", r"<minimax:tool_call>|<dots_function_call>|<function_calls>|<｜DSML｜(?:function|tool)_calls>",
-     fx.invoke_wrapper),
-    ("<", r"<\|tool_call_start\|>", fp.tagged_pythonic("<|tool_call_start|>", "<|tool_call_end|>", "lfm2")),
-    ("<", r"<\|python_start\|>", fp.tagged_pythonic("<|python_start|>", "<|python_end|>", "pythonic")),
-    ("`", r"`", masks.inline_code),
+# (the marker's alternatives, each starting with a literal character; its handler), in order.
+# Kept flat: the combined regex then lets the C search skip text by its first character.
+TRIGGERS: list[tuple[tuple[str, ...], Handler]] = [
+    (tuple(re.escape(o) for o in PAIRS), think),
+    (tuple(re.escape(t) for t in (*LONE_CLOSERS, *NOISE_TOKENS)), noise),
+    ((r"TOOL_CALL\s*:",), fj.tool_call_block),
+    ((r"<tool_call>",), fx.tool_call_tag),
+    ((r"<tool_calls>",), fj.tagged("<tool_calls>", "</tool_calls>", "jamba")),
+    ((r"<longcat_tool_call>",), fj.tagged("<longcat_tool_call>", "</longcat_tool_call>", "longcat")),
+    ((r"<\|tool_call\|>",), fj.tagged("<|tool_call|>", None, "granite")),
+    ((r"<\|tool_call>", r"<start_function_call>"), fp.gemma),
+    ((r"<function\s*=",), fx.bare_function),
+    ((r"<seed:tool_call>",), fx.seed),
+    ((r"\[TOOL_CALLS\]",), fj.mistral),
+    ((r"<\|python_tag\|>",), python_tag),
+    ((r"<function_call>",), fj.tagged("<function_call>", None, "granite_20b")),
+    ((r"<\|action_start\|>",), internlm),
+    ((r"functools\[",), phi4),
+    ((r"<\|tools_prefix\|>",), fj.tagged("<|tools_prefix|>", "<|tools_suffix|>", "apertus", fj.keyed)),
+    ((r"<\|function_call\|>", r"function call<\|role_sep\|>"), gigachat),
+    ((r"<｜tool[▁_]calls?[▁_]begin｜>",), fm.deepseek),
+    ((r"<\|tool_calls?_section_begin\|>", r"<\|tool_call_begin\|>"), fm.kimi),
+    ((r"functions\.[\w\-]+:\d",), fm.kimi_bare),
+    ((r"to=functions\.",), fm.harmony),
+    ((r"<minimax:tool_call>", r"<dots_function_call>", r"<function_calls>", r"<｜DSML｜function_calls>",
+      r"<｜DSML｜tool_calls>"), fx.invoke_wrapper),
+    ((r"<\|tool_call_start\|>",), fp.tagged_pythonic("<|tool_call_start|>", "<|tool_call_end|>", "lfm2")),
+    ((r"<\|python_start\|>",), fp.tagged_pythonic("<|python_start|>", "<|python_end|>", "pythonic")),
 ]  # fmt: skip
 
 # Constructs that only count at the start of a line.
 LINE_TRIGGERS: list[tuple[str, Handler]] = [
     (r"[ \t]{0,3}(?:```|~~~)", masks.fence_handler),
-    (r"[ \t]*\|", masks.line_mask),
-    (r"[ \t]{0,3}>", masks.line_mask),
     (r"diff --git |--- |@@ ", masks.diff_handler),
     (r"[ \t]*[\{\[]", fj.bare_json),
     (r"[ \t]*[A-Za-z_][\w.\-]*(?:\[ARGS\]|\[CALL_ID\]|\{)", fj.mistral_bare),
 ]
 
 _EVENTS = re.compile(
-    "|".join(f"(?:{p})" for _, p, _ in TRIGGERS)
+    "|".join(alt for alts, _ in TRIGGERS for alt in alts)
     + r"|\n(?:"
-    + "|".join(f"(?:{p})" for p, _ in LINE_TRIGGERS)
+    + "|".join(p for p, _ in LINE_TRIGGERS)
     + ")"
 )
 _BY_CHAR: dict[str, list[tuple[re.Pattern[str], Handler]]] = {}
-for _chars, _pattern, _handler in TRIGGERS:
-    for _ch in _chars:
-        _BY_CHAR.setdefault(_ch, []).append((re.compile(_pattern), _handler))
+for _alts, _handler in TRIGGERS:
+    for _alt in _alts:
+        _first = _alt[1] if _alt.startswith("\\") else _alt[0]
+        _BY_CHAR.setdefault(_first, []).append((re.compile(_alt), _handler))
 _LINE = [(re.compile(p), h) for p, h in LINE_TRIGGERS]
 
 
@@ -142,8 +141,8 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
     text = scan.text
     spans: list[Found] = []
     pos, line_tried = start, -1
+    scan.floor = start
     while pos < end:
-        scan.floor = pos
         found = None
         if pos != line_tried and scan.at_line_start(pos):
             line_tried = pos
@@ -157,13 +156,14 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
                 line_tried = at + 1
                 found = _try(scan, at + 1, _LINE)
             else:
-                found = _try(scan, at, _BY_CHAR.get(text[at], []))
+                found = masks.enclosing(scan, at) or _try(scan, at, _BY_CHAR.get(text[at], []))
             if found is None:
                 pos = at + 1
                 continue
         if scan.partial and found.kind in ("call", "reasoning") and scan.only_space_after(found.end):
             found.pending, found.end = True, scan.end
         spans.append(found)
+        scan.floor = scan.code_floor = found.end
         if found.pending or found.resume is not None:
             break
         pos = max(found.end, pos + 1)
@@ -171,11 +171,19 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
 
 
 def find_spans(
-    text: str, builder: Builder, *, partial: bool = False, start: int = 0, message_start: bool = True
+    text: str,
+    builder: Builder,
+    *,
+    partial: bool = False,
+    start: int = 0,
+    message_start: bool = True,
+    code_floor: int | None = None,
 ) -> list[Found]:
     """All spans of `text` from `start`. At the start of a message, a leading unopened reasoning
-    section and a whole-message pythonic call list are recognized first."""
+    section and a whole-message pythonic call list are recognized first. `code_floor` (streaming)
+    is where the last span on the current line ended, if that lies before `start`."""
     scan = Scan(text, builder, partial)
+    scan.code_floor = start if code_floor is None else code_floor
     scan.walk = lambda s, e: walk(scan, s, e)
     spans: list[Found] = []
     pos = start
@@ -194,6 +202,8 @@ def find_spans(
         whole = fp.whole_message(scan, pos)
         if whole is not None:
             return [*spans, whole]
+    if spans:
+        scan.code_floor = max(scan.code_floor, pos)
     return spans + walk(scan, pos, len(text))
 
 
