@@ -80,6 +80,10 @@ def _stream(text: str, delta: int) -> None:
     f.flush()
 
 
+def _row(benchmark: str, ms: float, note: str) -> dict:
+    return {"benchmark": benchmark, "value": round(ms, 1), "unit": "ms CPU", "note": note}
+
+
 def run(quick: bool = False) -> list[dict]:
     repeat = 1 if quick else 5
     parse_tool_calls(json_write_reply(1000))  # imports (jsonschema, json-repair) are not measured
@@ -94,45 +98,20 @@ def run(quick: bool = False) -> list[dict]:
     for label, text in cases:
         calls = parse_tool_calls(text)
         ms = _best_ms(lambda text=text: parse_tool_calls(text), repeat)
-        mb = len(text.encode()) / MB
-        rows.append(
-            {
-                "benchmark": f"parse 1 MB reply: {label}",
-                "value": round(ms, 1),
-                "unit": "ms CPU",
-                "note": f"{mb / (ms / 1000):.0f} MB/s, {len(calls)} calls, {len(text):,} chars",
-            }
-        )
-    stream_text = prose_reply(MB // 4 if quick else MB)
-    ms = _best_ms(lambda: _stream(stream_text, 4), 1)
-    rows.append(
-        {
-            "benchmark": f"stream {len(stream_text) // 1000} kB prose reply in 4-char deltas",
-            "value": round(ms, 1),
-            "unit": "ms CPU",
-            "note": f"{len(stream_text) // 4:,} feeds, {ms * 1000 / (len(stream_text) / 4):.1f} µs per feed",
-        }
-    )
-    call_text = json_write_reply(MB // 4 if quick else MB)
-    ms = _best_ms(lambda: _stream(call_text, 4), 1)
-    rows.append(
-        {
-            "benchmark": f"stream a {len(call_text) // 1000} kB call in 4-char deltas",
-            "value": round(ms, 1),
-            "unit": "ms CPU",
-            "note": "held back whole; rescanned after each 1/16 growth",
-        }
-    )
+        speed = len(text.encode()) / MB / (ms / 1000)
+        rows.append(_row(f"parse 1 MB reply: {label}", ms, f"{speed:.0f} MB/s, {len(calls)} calls"))
+    size = MB // 4 if quick else MB
+    prose, call = prose_reply(size), json_write_reply(size)
+    ms = _best_ms(lambda: _stream(prose, 4), 1)
+    note = f"{len(prose) // 4:,} feeds, {ms * 4000 / len(prose):.1f} µs per feed"
+    rows.append(_row(f"stream a {len(prose) // 1000} kB prose reply in 4-char deltas", ms, note))
+    ms = _best_ms(lambda: _stream(call, 4), 1)
+    note = "held back whole; rescanned after each 1/16 growth"
+    rows.append(_row(f"stream a {len(call) // 1000} kB call in 4-char deltas", ms, note))
     text = malformed_reply(100_000)
     ms = _best_ms(lambda: parse_tool_calls(text), 1)
-    rows.append(
-        {
-            "benchmark": "repair a 100 kB call with unescaped quotes (json-repair)",
-            "value": round(ms, 1),
-            "unit": "ms CPU",
-            "note": "bodies over 200 kB are not given to json-repair",
-        }
-    )
+    note = "json-repair; bodies over 200 kB are refused"
+    rows.append(_row("repair a 100 kB call with unescaped quotes", ms, note))
     return rows
 
 

@@ -67,25 +67,10 @@ def json_calls(
         if end is None:
             return scan.pending(start)
         return scan.error_span(start, end, source, "expected a JSON object after the marker")
-    values: list[Any] = []
-    i = body
-    while i < scan.end and text[i] in "{[":
-        scanned = scan.scan_json(i)
-        if not scanned.closed:
-            limit = _fallback_limit(scan, i, close, marker)
-            if limit is None:
-                return scan.pending(start)
-            values.append(text[i:limit])
-            i = limit
-            break
-        values.append(text[i : scanned.end])
-        i = scanned.end
-        nxt = _SEPARATOR.match(text, i, scan.end)
-        if nxt is not None and nxt.end() >= scan.end and nxt.end() > i and scan.partial:
-            return scan.pending(start)  # a separator at the end: another value may follow
-        if nxt is None or nxt.end() >= scan.end or text[nxt.end()] not in "{[":
-            break
-        i = nxt.end()
+    collected = _json_values(scan, body, close, marker)
+    if collected is None:
+        return scan.pending(start)
+    values, i = collected
     end = _close_after(scan, i, close)
     if end is None and close and scan.unfinished(i, (close,)):
         return scan.pending(start)
@@ -100,6 +85,33 @@ def json_calls(
             continue
         calls.extend(to_calls(scan, decoded, source, raw))
     return scan.span(start, end, source, calls)
+
+
+def _json_values(
+    scan: Scan, body: int, close: str | None, marker: str | None
+) -> tuple[list[str], int] | None:
+    """The JSON value texts from `body` (several may follow each other) and where they end;
+    None while streaming and they may not be complete."""
+    text = scan.text
+    values: list[str] = []
+    i = body
+    while i < scan.end and text[i] in "{[":
+        scanned = scan.scan_json(i)
+        if not scanned.closed:
+            limit = _fallback_limit(scan, i, close, marker)
+            if limit is None:
+                return None
+            values.append(text[i:limit])
+            return values, limit
+        values.append(text[i : scanned.end])
+        i = scanned.end
+        nxt = _SEPARATOR.match(text, i, scan.end)
+        if nxt is not None and nxt.end() >= scan.end and nxt.end() > i and scan.partial:
+            return None  # a separator at the end: another value may follow
+        if nxt is None or nxt.end() >= scan.end or text[nxt.end()] not in "{[":
+            break
+        i = nxt.end()
+    return values, i
 
 
 def _close_after(scan: Scan, pos: int, close: str | None) -> int | None:
@@ -155,8 +167,8 @@ def tool_call_block(scan: Scan, pos: int) -> Found | None:
 
 
 def _at_line_start(scan: Scan, pos: int) -> bool:
-    line = scan.text.rfind("\n", 0, pos) + 1
-    return not scan.text[line:pos].strip(" \t*>-")
+    line, _ = scan.line_bounds(pos)
+    return pos - line < 8 and not scan.text[line:pos].strip(" \t*>-")
 
 
 def tagged(marker: str, close: str | None, source: str, to_calls: ToCalls = objects_to_calls) -> Callable:

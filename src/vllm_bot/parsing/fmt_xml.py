@@ -10,6 +10,8 @@ value (a file's content) may itself contain `</tool_call>` or even `</parameter>
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from ..calls import ToolCall
 from .core import Found, Scan
@@ -54,29 +56,50 @@ def _one_newline(value: str) -> str:
     return value[:-1] if value.endswith("\n") else value
 
 
-def qwen_functions(scan: Scan, pos: int, at: int, source: str, close: str) -> Found:
-    """`<function=N><parameter=K>V</parameter>…</function>`, repeated, then `close`."""
+@dataclass(frozen=True)
+class Shape:
+    """The tags of one XML-style family: a call tag naming the tool (group 1) holding parameter
+    tags (group 1 the name; an optional group 2 is DSML's `string="…"` flag)."""
+
+    call: re.Pattern[str]
+    parameter: re.Pattern[str]
+    call_open: str
+    call_close: str
+    param_open: str
+    param_close: str
+    layout_newlines: bool = False  # Qwen3-Coder: one newline each side of a value is layout
+
+
+QWEN = Shape(_FUNCTION, _PARAMETER, "<function", "</function>", "<parameter", "</parameter>", True)
+
+
+def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: str) -> Found:
+    """Call tags from `at`, repeated, each with its parameters, then `close` (if any)."""
     text = scan.text
     calls: list[ToolCall] = []
     i = at
-    while (function := _FUNCTION.match(text, i, scan.end)) is not None:
-        i = function.end()
-        values: dict[str, str] = {}
-        while (parameter := _PARAMETER.match(text, i, scan.end)) is not None:
-            bounds = value_end(scan, parameter.end(), "</parameter>", ("<parameter", "</function>", close))
+    while (call := shape.call.match(text, i, scan.end)) is not None:
+        i = call.end()
+        values: dict[str, Any] = {}
+        while (parameter := shape.parameter.match(text, i, scan.end)) is not None:
+            followers = (shape.param_open, shape.call_close, close)
+            bounds = value_end(scan, parameter.end(), shape.param_close, tuple(f for f in followers if f))
             if bounds is None:
                 return scan.pending(pos)
-            values[parameter.group(1).strip("\"'")] = _one_newline(text[parameter.end() : bounds[0]])
+            raw = text[parameter.end() : bounds[0]]
+            flag = parameter.group(2) if shape.parameter.groups >= 2 else None
+            value = _one_newline(raw) if shape.layout_newlines else raw
+            values[parameter.group(1).strip("\"'")] = _dsml_value(scan, raw) if flag == "false" else value
             i = bounds[1]
         after = scan.skip_space(i)
-        if text.startswith("</function>", after):
-            i = after + len("</function>")
-        elif scan.unfinished(after, ("<parameter", "</function>")):
+        if text.startswith(shape.call_close, after):
+            i = after + len(shape.call_close)
+        elif scan.unfinished(after, (shape.param_open, shape.call_close)):
             return scan.pending(pos)
-        calls.append(scan.builder.typed(function.group(1), values, source, text[function.start() : i]))
-    if scan.unfinished(i, ("<function", close)):
+        calls.append(scan.builder.typed(call.group(1), values, source, text[call.start() : i]))
+    if scan.unfinished(i, (shape.call_open, close) if close else (shape.call_open,)):
         return scan.pending(pos)
-    return _closed(scan, pos, i, close, source, calls, "<function=NAME>")
+    return _closed(scan, pos, i, close, source, calls, f"{shape.call_open}…>")
 
 
 def _closed(
@@ -148,7 +171,7 @@ def tool_call_tag(scan: Scan, pos: int) -> Found | None:
     if scan.text[at] in "{[":
         return hermes_json(scan, pos, at)
     if scan.text.startswith("<function", at):
-        return qwen_functions(scan, pos, at, "qwen3_xml", "</tool_call>")
+        return xml_calls(scan, pos, at, QWEN, "qwen3_xml", "</tool_call>")
     if scan.text.startswith("<invoke", at):
         return invokes(scan, pos, at, "", "minimax", "</tool_call>")
     if scan.text.startswith("</tool_call>", at):
@@ -158,12 +181,12 @@ def tool_call_tag(scan: Scan, pos: int) -> Found | None:
 
 def bare_function(scan: Scan, pos: int) -> Found | None:
     """Qwen3-Coder `<function=N>…</function>` without the `<tool_call>` wrapper."""
-    return qwen_functions(scan, pos, pos, "qwen3_xml", "</tool_call>")
+    return xml_calls(scan, pos, pos, QWEN, "qwen3_xml", "</tool_call>")
 
 
 def seed(scan: Scan, pos: int) -> Found | None:
     at = pos + len("<seed:tool_call>")
-    return qwen_functions(scan, pos, at, "seed_oss", "</seed:tool_call>")
+    return xml_calls(scan, pos, at, QWEN, "seed_oss", "</seed:tool_call>")
 
 
 # -- <invoke name="N"><parameter name="P">V</parameter></invoke> ------------------------------
@@ -178,17 +201,24 @@ _INVOKE_WRAPPERS = {  # opening tag -> (closing tag, tag prefix, source)
 _olmo = tagged_pythonic("<function_calls>", "</function_calls>", "olmo3")
 
 
-def _invoke_patterns(prefix: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _invoke_shape(prefix: str) -> Shape:
     p = re.escape(prefix)
     invoke = re.compile(r"\s*<" + p + r"invoke\s+name\s*=\s*[\"']?([^\"'>]*)[\"']?\s*>")
     parameter = re.compile(
         r"\s*<" + p + r"parameter\s+name\s*=\s*[\"']?([^\"'>\s]*)[\"']?"
         r"(?:\s+string\s*=\s*[\"']?(\w+)[\"']?)?\s*>"
     )
-    return invoke, parameter
+    return Shape(
+        invoke,
+        parameter,
+        f"<{prefix}invoke",
+        f"</{prefix}invoke>",
+        f"<{prefix}parameter",
+        f"</{prefix}parameter>",
+    )
 
 
-_PATTERNS = {prefix: _invoke_patterns(prefix) for prefix in ("", "｜DSML｜", "steptml:")}
+_SHAPES = {prefix: _invoke_shape(prefix) for prefix in ("", "｜DSML｜", "steptml:")}
 
 
 def invoke_wrapper(scan: Scan, pos: int) -> Found | None:
@@ -205,31 +235,8 @@ def invoke_wrapper(scan: Scan, pos: int) -> Found | None:
 
 
 def invokes(scan: Scan, pos: int, at: int, prefix: str, source: str, close: str) -> Found:
-    """One or more `<invoke>` blocks; DSML's `string="false"` values are JSON."""
-    text = scan.text
-    invoke_re, parameter_re = _PATTERNS[prefix]
-    end_parameter, end_invoke = f"</{prefix}parameter>", f"</{prefix}invoke>"
-    calls: list[ToolCall] = []
-    i = at
-    while (invoke := invoke_re.match(text, i, scan.end)) is not None:
-        i = invoke.end()
-        values: dict[str, object] = {}
-        while (parameter := parameter_re.match(text, i, scan.end)) is not None:
-            bounds = value_end(scan, parameter.end(), end_parameter, (f"<{prefix}parameter", end_invoke))
-            if bounds is None:
-                return scan.pending(pos)
-            raw = text[parameter.end() : bounds[0]]
-            values[parameter.group(1)] = _dsml_value(scan, raw) if parameter.group(2) == "false" else raw
-            i = bounds[1]
-        after = scan.skip_space(i)
-        if text.startswith(end_invoke, after):
-            i = after + len(end_invoke)
-        elif scan.unfinished(after, (f"<{prefix}parameter", end_invoke)):
-            return scan.pending(pos)
-        calls.append(scan.builder.typed(invoke.group(1), values, source, text[invoke.start() : i]))  # type: ignore[arg-type]
-    if scan.unfinished(i, (f"<{prefix}invoke", close) if close else (f"<{prefix}invoke",)):
-        return scan.pending(pos)
-    return _closed(scan, pos, i, close, source, calls, f"<{prefix}invoke name=…>")
+    """One or more `<invoke name=…>` blocks (tag names may carry a prefix such as `｜DSML｜`)."""
+    return xml_calls(scan, pos, at, _SHAPES[prefix], source, close)
 
 
 def _dsml_value(scan: Scan, raw: str) -> object:

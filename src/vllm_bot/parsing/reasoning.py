@@ -24,7 +24,8 @@ LONE_CLOSERS = ("</think>", "</seed:think>", "◁/think▷", "[/THINK]")
 
 OPEN_RE = re.compile("|".join(re.escape(o) for o in PAIRS))
 CLOSE_RE = re.compile("|".join(re.escape(c) for c in LONE_CLOSERS))
-_HARMONY_DEGRADED = re.compile(r"\s*analysis")
+_HARMONY_FRAMING = re.compile(r"<\|start\|>assistant|<\|channel\|>final<\|message\|>|<\|return\|>|<\|end\|>")
+_HARMONY_DEGRADED = re.compile(r"\s*analysis(?=\S)")
 _HARMONY_TURN = re.compile(r"assistant(?:final|(?=commentary))")
 
 
@@ -76,7 +77,11 @@ def split_reasoning(text: str) -> tuple[str, str]:
     pos = 0
     lead = leading_reasoning(text, 0, len(text))
     if lead is not None:
-        reasoning.append(text[: lead[0]])
+        head = text[: lead[0]]
+        stripped = head.lstrip()
+        if text.startswith("assistant", lead[0]) and stripped.startswith("analysis"):
+            head = stripped[len("analysis") :]  # gpt-oss channel name, not reasoning
+        reasoning.append(head)
         pos = lead[1]
     while True:
         m = OPEN_RE.search(text, pos)
@@ -86,4 +91,5 @@ def split_reasoning(text: str) -> tuple[str, str]:
         content.append(text[pos : m.start()])
         inner_end, pos = block_end(text, m.start(), len(text))
         reasoning.append(text[m.end() : inner_end])
-    return "\n\n".join(r.strip() for r in reasoning if r.strip()), "".join(content).strip()
+    answer = _HARMONY_FRAMING.sub("", "".join(content))
+    return "\n\n".join(r.strip() for r in reasoning if r.strip()), answer.strip()
