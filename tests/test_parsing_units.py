@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vllm_bot.parsing import parse_tool_calls, split_reasoning
+from vllm_bot.parsing import extract_tool_calls, parse_tool_calls, split_reasoning
 from vllm_bot.parsing.building import clean_name, jsonable
 from vllm_bot.parsing.fmt_python import parse_pythonic
 from vllm_bot.parsing.jsonscan import fix_tokens, loads_fast, loads_lenient, scan_value
@@ -25,12 +25,23 @@ REASONING = [
     ("no reasoning here", "", "no reasoning here"),
     ('the string "</think>" is just text', "", 'the string "</think>" is just text'),
     ("analysis of the logs shows a leak", "", "analysis of the logs shows a leak"),
+    ("Wrap thoughts in `<think>` tags.", "", "Wrap thoughts in `<think>` tags."),
+    ('TOOL_CALL: {"name": "write", "args": {"path": "t", "content": "<think>x"}}', "",
+     'TOOL_CALL: {"name": "write", "args": {"path": "t", "content": "<think>x"}}'),
+    ("<think>a</think>answer<|im_end|>", "a", "answer"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(("text", "reasoning", "content"), REASONING)
 def test_split_reasoning(text: str, reasoning: str, content: str) -> None:
     assert split_reasoning(text) == (reasoning, content)
+
+
+def test_extraction_carries_the_reasoning() -> None:
+    extraction = extract_tool_calls(
+        '<think>read it first</think>TOOL_CALL: {"name": "read", "args": {"path": "a"}}'
+    )
+    assert (extraction.reasoning, extraction.content, len(extraction.calls)) == ("read it first", "", 1)
 
 
 @pytest.mark.parametrize(

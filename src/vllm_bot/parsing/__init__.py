@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..calls import ToolCall
-from .reasoning import split_reasoning
+from .core import Found
+from .reasoning import inner_text
 from .stream import StreamFilter
 from .walker import builder_for, find_spans, prose
 
@@ -30,6 +31,7 @@ class Extraction:
     calls: list[ToolCall] = field(default_factory=list)
     content: str = ""  # the reply without call syntax, reasoning or special tokens
     formats: list[str] = field(default_factory=list)  # call formats seen, in order of appearance
+    reasoning: str = ""  # the thinking found in the text (<think>…</think> and the other forms)
 
 
 def tidy(text: str) -> str:
@@ -45,7 +47,20 @@ def extract_tool_calls(text: str, definitions: list[dict[str, Any]] | None = Non
     for span in spans:
         if span.kind == "call" and span.source not in formats:
             formats.append(span.source)
-    return Extraction(calls, tidy(prose(text, spans, 0, len(text))), formats)
+    return Extraction(calls, tidy(prose(text, spans, 0, len(text))), formats, _reasoning(text, spans))
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """(reasoning, content), both stripped: the content is the text without its reasoning and
+    special-token leftovers (call syntax stays; see `extract_tool_calls` for that). The same scan
+    as the parser, so a `<think>` inside inline code or a call's argument is not reasoning."""
+    spans = find_spans(text, builder_for(None))
+    return _reasoning(text, spans), tidy(prose(text, spans, 0, len(text), drop=("reasoning", "noise")))
+
+
+def _reasoning(text: str, spans: list[Found]) -> str:
+    parts = (inner_text(text, s.start, s.end) for s in spans if s.kind == "reasoning")
+    return "\n\n".join(p for p in parts if p)
 
 
 def parse_tool_calls(text: str, definitions: list[dict[str, Any]] | None = None) -> list[ToolCall]:

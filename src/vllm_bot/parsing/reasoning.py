@@ -24,7 +24,7 @@ LONE_CLOSERS = ("</think>", "</seed:think>", "◁/think▷", "[/THINK]")
 
 OPEN_RE = re.compile("|".join(re.escape(o) for o in PAIRS))
 CLOSE_RE = re.compile("|".join(re.escape(c) for c in LONE_CLOSERS))
-_HARMONY_FRAMING = re.compile(r"<\|start\|>assistant|<\|channel\|>final<\|message\|>|<\|return\|>|<\|end\|>")
+_HARMONY_TAIL = re.compile(r"assistant(?:final)?\Z")
 _HARMONY_DEGRADED = re.compile(r"\s*analysis(?=\S)")
 _HARMONY_TURN = re.compile(r"assistant(?:final|(?=commentary))")
 
@@ -40,7 +40,7 @@ def block_end(text: str, open_start: int, limit: int) -> tuple[int, int]:
     return at, at + len(closer)
 
 
-def _quoted(text: str, at: int) -> bool:
+def quoted(text: str, at: int) -> bool:
     """A marker inside a string literal or code span is not a real marker."""
     before = text[max(0, at - 2) : at]
     return before[-1:] in ('"', "'", "`") or (len(before) == 2 and before[0] == "\\")
@@ -49,7 +49,7 @@ def _quoted(text: str, at: int) -> bool:
 def lone_close(text: str, start: int, limit: int) -> tuple[int, int] | None:
     """(reasoning end, content start) for a leading section with no opener (`…</think>`)."""
     m = CLOSE_RE.search(text, start, limit)
-    while m is not None and _quoted(text, m.start()):
+    while m is not None and quoted(text, m.start()):
         m = CLOSE_RE.search(text, m.end(), limit)
     if m is None or OPEN_RE.search(text, start, m.start()):
         return None
@@ -70,26 +70,16 @@ def leading_reasoning(text: str, start: int, limit: int) -> tuple[int, int] | No
     return lone_close(text, start, limit) or harmony_analysis(text, start, limit)
 
 
-def split_reasoning(text: str) -> tuple[str, str]:
-    """(reasoning, content): every reasoning block removed from the content, both stripped."""
-    reasoning: list[str] = []
-    content: list[str] = []
-    pos = 0
-    lead = leading_reasoning(text, 0, len(text))
-    if lead is not None:
-        head = text[: lead[0]]
-        stripped = head.lstrip()
-        if text.startswith("assistant", lead[0]) and stripped.startswith("analysis"):
-            head = stripped[len("analysis") :]  # gpt-oss channel name, not reasoning
-        reasoning.append(head)
-        pos = lead[1]
-    while True:
-        m = OPEN_RE.search(text, pos)
-        if m is None:
-            content.append(text[pos:])
-            break
-        content.append(text[pos : m.start()])
-        inner_end, pos = block_end(text, m.start(), len(text))
-        reasoning.append(text[m.end() : inner_end])
-    answer = _HARMONY_FRAMING.sub("", "".join(content))
-    return "\n\n".join(r.strip() for r in reasoning if r.strip()), answer.strip()
+def inner_text(text: str, start: int, end: int) -> str:
+    """The thinking inside a reasoning span found by the scan, without its markers."""
+    body = text[start:end]
+    opener = OPEN_RE.match(body)
+    if opener is not None:
+        closer = PAIRS[opener.group()]
+        body = body[opener.end() :]
+        return (body[: -len(closer)] if body.endswith(closer) else body).strip()
+    closer_at = CLOSE_RE.search(body)
+    if closer_at is not None and closer_at.end() == len(body):
+        return body[: closer_at.start()].strip()
+    body = _HARMONY_TAIL.sub("", body).strip()  # `analysis…assistantfinal`
+    return body[len("analysis") :].strip() if body.startswith("analysis") else body

@@ -18,7 +18,7 @@ from . import fmt_xml as fx
 from . import masks
 from .building import Builder
 from .core import Found, Handler, Scan
-from .reasoning import LONE_CLOSERS, OPEN_RE, PAIRS, block_end, leading_reasoning
+from .reasoning import LONE_CLOSERS, OPEN_RE, PAIRS, block_end, leading_reasoning, quoted
 
 NOISE_TOKENS = (
     "<|im_end|>", "<|im_start|>assistant", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<|return|>",
@@ -39,8 +39,11 @@ def think(scan: Scan, pos: int) -> Found:
 
 
 def noise(scan: Scan, pos: int) -> Found | None:
+    """Special-token leftovers; a stray reasoning closer counts unless it is quoted."""
     token = next((t for t in (*LONE_CLOSERS, *NOISE_TOKENS) if scan.text.startswith(t, pos)), None)
-    return None if token is None else Found(pos, pos + len(token), "noise")
+    if token is None or (token in LONE_CLOSERS and quoted(scan.text, pos)):
+        return None
+    return Found(pos, pos + len(token), "noise")
 
 
 def internlm(scan: Scan, pos: int) -> Found | None:
@@ -223,12 +226,18 @@ def builder_for(definitions: list[dict[str, Any]] | None) -> Builder:
     return Builder(definitions)
 
 
-def prose(text: str, spans: list[Found], start: int, end: int) -> str:
-    """The text in [start, end) outside call, reasoning and noise spans (masks are prose)."""
+def prose(
+    text: str,
+    spans: list[Found],
+    start: int,
+    end: int,
+    drop: tuple[str, ...] = ("call", "reasoning", "noise"),
+) -> str:
+    """The text in [start, end) outside the spans of the kinds in `drop` (masks are prose)."""
     pieces: list[str] = []
     pos = start
     for span in spans:
-        if span.kind == "mask" or span.end <= pos or span.start >= end:
+        if span.kind not in drop or span.end <= pos or span.start >= end:
             continue
         pieces.append(text[pos : max(pos, span.start)])
         pos = max(pos, span.end)
