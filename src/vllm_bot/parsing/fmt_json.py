@@ -11,6 +11,7 @@ from typing import Any
 
 from ..calls import ToolCall
 from .core import Found, Scan
+from .fmt_python import pythonic_span
 from .masks import fence_at
 
 ToCalls = Callable[[Scan, Any, str, str], list[ToolCall]]
@@ -144,8 +145,6 @@ def _fallback_limit(scan: Scan, pos: int, close: str | None, marker: str | None)
 def tool_call_block(scan: Scan, pos: int) -> Found | None:
     """Our own `TOOL_CALL: {"name": …, "args": {…}}`, optionally in a code fence, or
     `TOOL_CALL: read(path="a.py")`."""
-    from .fmt_python import pythonic_span
-
     m = _TOOL_CALL.match(scan.text, pos, scan.end)
     if m is None:
         return None

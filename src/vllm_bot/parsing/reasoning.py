@@ -25,7 +25,7 @@ LONE_CLOSERS = ("</think>", "</seed:think>", "◁/think▷", "[/THINK]")
 OPEN_RE = re.compile("|".join(re.escape(o) for o in PAIRS))
 CLOSE_RE = re.compile("|".join(re.escape(c) for c in LONE_CLOSERS))
 _HARMONY_TAIL = re.compile(r"assistant(?:final)?\Z")
-_HARMONY_DEGRADED = re.compile(r"\s*analysis(?=\S)")
+_HARMONY_DEGRADED = re.compile(r"\s*analysis(?=[^\W\d_])")  # `analysisThe user…`
 _HARMONY_TURN = re.compile(r"assistant(?:final|(?=commentary))")
 
 

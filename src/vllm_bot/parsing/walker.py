@@ -2,8 +2,9 @@
 
 One regex made only of literal-led alternatives finds the next marker (so the C search can skip
 ordinary text by its first character); the marker's handler then parses from there. Line-start
-constructs (code fences, quotes, tables, diffs, bare JSON) are found through the newline before
-them. A span is consumed whole, so markers inside it are never seen.
+constructs (code fences, diffs, bare JSON) are found through the newline before them; whether a
+marker sits in inline code, a quoted line or a table row is checked only when one is found. A
+span is consumed whole, so markers inside it are never seen.
 """
 
 from __future__ import annotations
@@ -46,15 +47,19 @@ def noise(scan: Scan, pos: int) -> Found | None:
     return Found(pos, pos + len(token), "noise")
 
 
+_INTERNLM = re.compile(r"<\|action_start\|>\s*<\|plugin\|>\s*")
+_GIGACHAT = re.compile(r"(?:<\|function_call\|>|function call<\|role_sep\|>)\s*")
+
+
 def internlm(scan: Scan, pos: int) -> Found | None:
-    m = re.compile(r"<\|action_start\|>\s*<\|plugin\|>\s*").match(scan.text, pos, scan.end)
+    m = _INTERNLM.match(scan.text, pos, scan.end)
     if m is None:
         return None
     return fj.json_calls(scan, pos, m.end(), "internlm", "<|action_end|>", marker="<|action_start|>")
 
 
 def gigachat(scan: Scan, pos: int) -> Found | None:
-    m = re.compile(r"(?:<\|function_call\|>|function call<\|role_sep\|>)\s*").match(scan.text, pos, scan.end)
+    m = _GIGACHAT.match(scan.text, pos, scan.end)
     if m is None:
         return None
     return fj.json_calls(scan, pos, m.end(), "gigachat", marker="<|function_call|>")
@@ -215,7 +220,7 @@ def _maybe_harmony_analysis(text: str, at: int) -> bool:
     head = text[at : at + 9]
     if len(head) < 9:
         return "analysis".startswith(head)
-    return head.startswith("analysis") and not head[8].isspace()
+    return head.startswith("analysis") and head[8].isalpha()
 
 
 def builder_for(definitions: list[dict[str, Any]] | None) -> Builder:
