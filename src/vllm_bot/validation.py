@@ -99,8 +99,20 @@ def _coerce_value(value: Any, prop: dict[str, Any]) -> Any:
 
 
 def coerce_arguments(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """Coerce values to their property's type; an optional argument given as null is left out
+    (models write `"offset": null` to mean "not given")."""
     properties = schema.get("properties") or {}
-    return {k: _coerce_value(v, properties[k]) if k in properties else v for k, v in args.items()}
+    required = set(schema.get("required") or [])
+    return {
+        k: _coerce_value(v, properties[k]) if k in properties else v
+        for k, v in args.items()
+        if not (v is None and k in properties and k not in required and not _allows_null(properties[k]))
+    }
+
+
+def _allows_null(prop: dict[str, Any]) -> bool:
+    kind = prop.get("type")
+    return kind == "null" or (isinstance(kind, list) and "null" in kind)
 
 
 def expected_shape(definition: dict[str, Any]) -> str:

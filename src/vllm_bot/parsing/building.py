@@ -1,0 +1,198 @@
+"""Turn what a format parser recovered (a name and raw arguments) into a validated ToolCall.
+
+Names are cleaned (`functions.read`, `read<|channel|>commentary`, `Read`) and matched to the tool
+definitions; arguments are decoded when given as a JSON string, mapped and coerced through the
+schema by `validation.normalize_arguments`. A call that cannot be used carries `metadata["error"]`,
+a message for the model that quotes the problem and shows the TOOL_CALL format.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ..calls import ToolCall, new_call_id
+from ..tooldefs import find_definition, tool_names
+from ..validation import ArgumentError, map_argument_names, normalize_arguments
+from .jsonscan import loads_lenient
+
+NAME_KEYS = ("name", "tool_name", "function_name", "tool", "function", "recipient_name")
+ARG_KEYS = ("args", "arguments", "parameters", "input", "params")
+_IGNORED_KEYS = frozenset({"id", "type", "call_id", "index"})
+_PREFIX = re.compile(r"^(?:functions|function|tools|tool|default_api)[.:]")
+_JUNK = re.compile(r"<\|.*$|[\s`'\"]+", re.S)
+SNIPPET = 240
+
+
+def clean_name(raw: str) -> str:
+    """`functions.read:0` / `read<|channel|>commentary` / ` "read" ` -> `read`."""
+    name = _JUNK.sub("", raw)
+    name = _PREFIX.sub("", name)
+    return re.sub(r":\d+$", "", name)
+
+
+def snippet(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= SNIPPET else text[: SNIPPET - 20] + " … " + text[-17:]
+
+
+def jsonable(value: Any) -> Any:
+    """Arguments must survive json.dumps (the server re-parses them): tuples become lists, and
+    anything else that JSON cannot carry raises ValueError."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        raise ValueError("a number that JSON cannot carry")
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    raise ValueError(f"a {type(value).__name__} value, which JSON cannot carry")
+
+
+class Builder:
+    """Per-parse context: the tool definitions and how to turn recovered parts into calls."""
+
+    def __init__(self, definitions: list[dict[str, Any]]) -> None:
+        self.definitions = definitions
+        self.names = tool_names(definitions)
+        self._folded = {n.lower().replace("-", "_"): n for n in self.names}
+        self._examples: dict[str, str] = {}
+
+    def known(self, raw_name: str) -> str | None:
+        """The defined tool this name means, or None."""
+        name = clean_name(raw_name)
+        if name in self.names:
+            return name
+        return self._folded.get(name.lower().replace("-", "_"))
+
+    def schema(self, name: str) -> dict[str, Any]:
+        definition = find_definition(self.definitions, name)
+        return (definition or {}).get("function", {}).get("parameters") or {}
+
+    def example(self, name: str | None) -> str:
+        """`TOOL_CALL: {"name": "edit", "args": {...}}` for the tool the model meant (or the first)."""
+        tool = name if name in self.names else (self.names[0] if self.names else "read")
+        if tool not in self._examples:
+            self._examples[tool] = self._example(tool)
+        return self._examples[tool]
+
+    def _example(self, tool: str) -> str:
+        schema = self.schema(tool)
+        required = schema.get("required") or list(schema.get("properties") or {})[:1]
+        props = schema.get("properties") or {}
+        args = {p: f"<{(props.get(p) or {}).get('type', 'value')}>" for p in required}
+        return "TOOL_CALL: " + json.dumps({"name": tool, "args": args}, ensure_ascii=False)
+
+    def error(self, source: str, problem: str, raw: str, name: str | None = None) -> ToolCall:
+        """A call that was clearly intended but cannot be used; never executed."""
+        message = (
+            f"Your tool call could not be used: {problem}.\n"
+            f"You wrote: {snippet(raw)}\n"
+            f"Write each call on its own line in this format, with the arguments as one valid JSON "
+            f'object (escape quotes as \\" and newlines as \\n):\n{self.example(name)}'
+        )
+        tool = self.known(name) if name else None
+        return ToolCall(
+            new_call_id(), tool or clean_name(name or ""), {}, {"source": source, "error": message}
+        )
+
+    def call(
+        self,
+        raw_name: str,
+        args: Any,
+        source: str,
+        raw: str,
+        positional: tuple[Any, ...] = (),
+    ) -> ToolCall:
+        """A call from an explicit format: unknown names and bad arguments become error calls."""
+        name = self.known(raw_name)
+        if name is None:
+            shown = clean_name(raw_name) or raw_name.strip()
+            listed = ", ".join(self.names)
+            return self.error(source, f"unknown tool {shown!r} (available: {listed})", raw, shown)
+        try:
+            args = self._arguments(name, args, positional)
+            normalized = normalize_arguments(find_definition(self.definitions, name) or {}, args)
+        except ArgumentError as exc:
+            return self._invalid(name, args, source, str(exc))
+        except ValueError as exc:
+            return self.error(source, f"the arguments of {name} could not be read ({exc})", raw, name)
+        return ToolCall(new_call_id(), name, normalized, {"source": source})
+
+    def _invalid(self, name: str, args: Any, source: str, message: str) -> ToolCall:
+        try:
+            kept = jsonable(args) if isinstance(args, dict) else {}
+        except ValueError:
+            kept = {}
+        return ToolCall(new_call_id(), name, kept, {"source": source, "error": message})
+
+    def _arguments(self, name: str, args: Any, positional: tuple[Any, ...]) -> Any:
+        if args is None:
+            args = {}
+        if isinstance(args, str):
+            args = loads_lenient(args) if args.strip() else {}
+        if positional:
+            if not isinstance(args, dict):
+                raise ValueError("mixed positional and non-keyword arguments")
+            params = list(self.schema(name).get("properties") or {})
+            if len(positional) > len(params):
+                raise ValueError(f"{len(positional)} positional arguments, {name} takes {len(params)}")
+            args = {**dict(zip(params, positional, strict=False)), **args}
+        return jsonable(args) if isinstance(args, dict) else args
+
+    def typed(self, raw_name: str, values: dict[str, str], source: str, raw: str) -> ToolCall:
+        """A call from an XML/key-value format: raw string values typed by the tool's schema."""
+        name = self.known(raw_name)
+        if name is not None:
+            props = self.schema(name).get("properties") or {}
+            mapped = map_argument_names(self.schema(name), values)
+            values = {k: _typed_value(v, props.get(k)) for k, v in mapped.items()}
+        return self.call(raw_name, values, source, raw)
+
+    def from_object(self, obj: Any, source: str, raw: str, explicit: bool = True) -> ToolCall | None:
+        """A call from a decoded JSON object (`{"name":…, "arguments":…}` and its variants).
+        In an ambiguous (bare) format, returns None unless it names a known tool with arguments."""
+        parts = call_parts(obj)
+        if parts is None:
+            if not explicit:
+                return None
+            return self.error(source, 'expected an object with "name" and "args"', raw)
+        name, args, has_args = parts
+        if not explicit and (self.known(name) is None or not has_args):
+            return None
+        return self.call(name, args, source, raw)
+
+
+def call_parts(obj: Any) -> tuple[str, Any, bool] | None:
+    """(name, arguments, whether an arguments key was present) from a call object, or None."""
+    if not isinstance(obj, dict):
+        return None
+    inner = obj.get("function")
+    if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+        return call_parts(inner)  # OpenAI shape {"type": "function", "function": {...}}
+    name_key = next((k for k in NAME_KEYS if isinstance(obj.get(k), str)), None)
+    if name_key is None:
+        return None
+    for key in ARG_KEYS:
+        if key in obj:
+            return obj[name_key], obj[key], True
+    rest = {k: v for k, v in obj.items() if k != name_key and k not in _IGNORED_KEYS}
+    return obj[name_key], rest, False
+
+
+def _typed_value(value: str, prop: dict[str, Any] | None) -> Any:
+    """XML values are raw text; non-string schema types are decoded from JSON when they parse
+    (`validation` coerces the remaining simple cases such as "120" -> 120)."""
+    kind = (prop or {}).get("type")
+    if kind in (None, "string") or not isinstance(value, str):
+        return value
+    text = value.strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

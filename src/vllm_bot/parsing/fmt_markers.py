@@ -1,0 +1,180 @@
+"""Formats built from special-token markers: DeepSeek V3/V3.1 and Step-3 (fullwidth `｜` bars,
+`▁` or `_` joins), Kimi K2 sections (and their stripped `functions.read:0 {…}` leftovers), and
+gpt-oss harmony (`<|channel|>commentary to=functions.read <|constrain|>json<|message|>{…}<|call|>`
+and the stripped `commentary to=functions.read json{…}`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..calls import ToolCall
+from .core import Found, Scan
+from .fmt_xml import invokes
+
+_DEEPSEEK_OPEN = re.compile(r"<｜tool([▁_])calls?\1begin｜>")
+_FENCE_HEAD = re.compile(r"\s*```[\w-]*\s*")
+_FENCE_TAIL = re.compile(r"\s*```")
+
+
+def _json_args(scan: Scan, at: int) -> tuple[object, int] | None:
+    """The JSON object at `at` (after blanks) and where it ends; None if unfinished while
+    streaming. Raises ValueError when it cannot be read."""
+    at = scan.skip_space(at)
+    if at >= scan.end or scan.text[at] not in "{[":
+        if scan.partial and at >= scan.end:
+            return None
+        raise ValueError("expected a JSON object")
+    scanned = scan.scan_json(at)
+    if not scanned.closed and scan.partial:
+        return None
+    return scan.decode(scan.text[at : scanned.end]), scanned.end
+
+
+def deepseek(scan: Scan, pos: int) -> Found | None:
+    """`<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>…<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`."""
+    m = _DEEPSEEK_OPEN.match(scan.text, pos, scan.end)
+    if m is None:
+        return None
+    j = m.group(1)
+    source = "deepseek" if j == "▁" else "step3"
+    call_begin, call_end = f"<｜tool{j}call{j}begin｜>", f"<｜tool{j}call{j}end｜>"
+    sep, calls_end = f"<｜tool{j}sep｜>", f"<｜tool{j}calls{j}end｜>"
+    i = scan.skip_space(m.end()) if m.group().startswith(f"<｜tool{j}calls") else pos
+    calls: list[ToolCall] = []
+    while scan.text.startswith(call_begin, i):
+        start = i + len(call_begin)
+        stop = scan.find(call_end, start)
+        if stop < 0 and scan.partial:
+            return scan.pending(pos)
+        limit = scan.end if stop < 0 else stop
+        call = _deepseek_call(scan, start, limit, sep, source)
+        if call is None:
+            return scan.pending(pos)
+        calls.append(call)
+        i = scan.skip_space(limit + len(call_end) if stop >= 0 else limit)
+    if scan.text.startswith(calls_end, i):
+        i += len(calls_end)
+    elif scan.partial and (i < scan.end or m.group().startswith(f"<｜tool{j}calls")):
+        return scan.pending(pos)  # more calls or the section end may follow
+    if not calls:
+        return scan.error_span(pos, max(i, m.end()), source, "expected a tool call between the markers")
+    return scan.span(pos, i, source, calls)
+
+
+def _deepseek_call(scan: Scan, start: int, limit: int, sep: str, source: str) -> ToolCall | None:
+    text = scan.text
+    split = text.find(sep, start, limit)
+    raw = text[start:limit]
+    if split < 0:
+        return scan.builder.error(source, "missing the separator between name and arguments", raw)
+    head, body = text[start:split].strip(), split + len(sep)
+    if head == "function" and text.startswith("<steptml:invoke", scan.skip_space(body)):
+        saved, scan.end = scan.end, limit
+        try:
+            found = invokes(scan, start, body, "steptml:", source, "")
+        finally:
+            scan.end = saved
+        return found.calls[0] if found.calls else None
+    if head == "function":  # V3: function<sep>NAME\n```json\n{…}\n```
+        nl = text.find("\n", body, limit)
+        head, body = text[body : nl if nl >= 0 else limit].strip(), nl if nl >= 0 else limit
+        fence = _FENCE_HEAD.match(text, body, limit)
+        body = fence.end() if fence else body
+    saved, scan.end = scan.end, limit
+    try:
+        parsed = _json_args(scan, body)
+    except ValueError as exc:
+        return scan.builder.error(source, f"the arguments could not be read ({exc})", raw, head)
+    finally:
+        scan.end = saved
+    if parsed is None:
+        return None
+    return scan.builder.call(head, parsed[0], source, raw)
+
+
+# -- Kimi K2 -----------------------------------------------------------------------------------
+
+_KIMI_OPEN = re.compile(r"<\|tool_calls?_section_begin\|>")
+_KIMI_CALL = re.compile(r"\s*<\|tool_call_begin\|>\s*([^<]*?)\s*<\|tool_call_argument_begin\|>")
+_KIMI_END = re.compile(r"\s*<\|tool_call_end\|>")
+_KIMI_SECTION_END = re.compile(r"\s*<\|tool_calls?_section_end\|>")
+_KIMI_BARE = re.compile(r"functions\.([\w\-]+):\d+\s*")
+
+
+def kimi(scan: Scan, pos: int) -> Found | None:
+    text = scan.text
+    section = _KIMI_OPEN.match(text, pos, scan.end)
+    i = section.end() if section else pos
+    if scan.partial:  # nothing is decided before the section (or the lone call) is closed
+        closer = _KIMI_SECTION_END if section else _KIMI_END
+        if closer.search(text, i, scan.end) is None:
+            return scan.pending(pos)
+    calls: list[ToolCall] = []
+    while (head := _KIMI_CALL.match(text, i, scan.end)) is not None:
+        try:
+            parsed = _json_args(scan, head.end())
+        except ValueError as exc:
+            stop = scan.find("<|tool_call_end|>", head.end())
+            end = scan.end if stop < 0 else stop
+            calls.append(scan.builder.error("kimi", f"the arguments could not be read ({exc})", text[i:end]))
+            i = end
+        else:
+            if parsed is None:
+                return scan.pending(pos)
+            calls.append(scan.builder.call(head.group(1), parsed[0], "kimi", text[head.start() : parsed[1]]))
+            i = parsed[1]
+        close = _KIMI_END.match(text, i, scan.end)
+        i = close.end() if close else i
+    end_section = _KIMI_SECTION_END.match(text, i, scan.end)
+    if end_section is not None:
+        i = end_section.end()
+    elif scan.partial and scan.only_space_after(i):
+        return scan.pending(pos)
+    if not calls:
+        if scan.partial and scan.only_space_after(i):
+            return scan.pending(pos)
+        return scan.error_span(pos, max(i, pos + 1), "kimi", "expected <|tool_call_begin|>functions.NAME:0")
+    return scan.span(pos, i, "kimi", calls)
+
+
+def kimi_bare(scan: Scan, pos: int) -> Found | None:
+    """`functions.read:0 {"path": …}`: a Kimi call whose marker tokens were stripped."""
+    head = _KIMI_BARE.match(scan.text, pos, scan.end)
+    if head is None:
+        return None
+    return _named_json(scan, pos, head.end(), head.group(1), "kimi")
+
+
+def _named_json(scan: Scan, pos: int, at: int, name: str, source: str, tail: str = "") -> Found | None:
+    try:
+        parsed = _json_args(scan, at)
+    except ValueError as exc:
+        return scan.error_span(
+            pos, scan.line_end(at), source, f"the arguments could not be read ({exc})", name
+        )
+    if parsed is None:
+        return scan.pending(pos)
+    end = parsed[1]
+    if tail and scan.text.startswith(tail, scan.skip_space(end)):
+        end = scan.skip_space(end) + len(tail)
+    return scan.span(pos, end, source, [scan.builder.call(name, parsed[0], source, scan.text[pos:end])])
+
+
+# -- gpt-oss harmony -----------------------------------------------------------------------------
+
+_HARMONY = re.compile(
+    r"to=functions\.([\w\-]+)\s*(?:<\|channel\|>\s*commentary)?\s*(?:<\|constrain\|>\s*)?"
+    r"(?:json)?\s*(?:<\|message\|>)?"
+)
+_HARMONY_BEFORE = re.compile(r"(?:<\|start\|>\s*)?(?:assistant\s*)?(?:<\|channel\|>\s*)?(?:commentary\s*)?\Z")
+
+
+def harmony(scan: Scan, pos: int) -> Found | None:
+    window = max(scan.floor, pos - 80)
+    before = _HARMONY_BEFORE.search(scan.text, window, pos)
+    start = before.start() if before else pos
+    head = _HARMONY.match(scan.text, pos, scan.end)
+    if head is None:
+        return scan.pending(start) if scan.unfinished(pos, ("to=functions.",)) else None
+    return _named_json(scan, start, head.end(), head.group(1), "harmony", tail="<|call|>")

@@ -1,0 +1,130 @@
+"""StreamFilter: any chunking of a reply prints exactly its prose, never call syntax."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_parsing_cases import CASES
+
+from vllm_bot.parsing import StreamFilter, extract_tool_calls
+from vllm_bot.parsing.stream import CALL_MARKERS
+
+# Replies whose reasoning has no opening marker: the start streams before `</think>` shows it was
+# reasoning, unless the caller says the reply starts in reasoning (tested separately below).
+LONE_CLOSE = {"deepseek-r1-lone-think-close", "lone-think-close-hides-calls-before"}
+STREAMABLE = [c for c in CASES if c["id"] not in LONE_CLOSE]
+
+
+def tidy(text: str) -> str:
+    from vllm_bot.parsing import tidy as _tidy
+
+    return _tidy(text)
+
+
+def stream(text: str, cuts: list[int], **kwargs: Any) -> tuple[str, list[str]]:
+    """Feed `text` split at `cuts`; return everything printed and the pieces printed per feed."""
+    f = StreamFilter(**kwargs)
+    pieces = []
+    last = 0
+    for cut in [*sorted(set(cuts)), len(text)]:
+        pieces.append(f.feed(text[last:cut]))
+        last = cut
+    pieces.append(f.flush())
+    return "".join(pieces), pieces
+
+
+@pytest.mark.parametrize("case", STREAMABLE, ids=[c["id"] for c in STREAMABLE])
+def test_token_by_token_prints_the_prose(case: dict[str, Any]) -> None:
+    text = case["text"]
+    printed, _ = stream(text, list(range(1, len(text))))
+    assert tidy(printed) == extract_tool_calls(text).content
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(STREAMABLE), st.lists(st.floats(0, 1), max_size=12))
+def test_any_chunking_prints_the_same(case: dict[str, Any], fractions: list[float]) -> None:
+    text = case["text"]
+    whole, _ = stream(text, [])
+    chunked, _ = stream(text, [int(f * len(text)) for f in fractions])
+    assert chunked == whole
+    assert tidy(whole) == extract_tool_calls(text).content
+
+
+def test_prose_before_a_call_is_printed_before_the_call_ends() -> None:
+    f = StreamFilter()
+    assert f.feed("Let me check the file.\n") == "Let me check the file.\n"
+    assert f.feed("<tool_call>\n") == ""
+    assert f.feed('{"name": "read", "arguments": {"path": "a.py"}}\n') == ""
+    assert f.feed("</tool_call>") == ""
+    assert f.feed("\n") == ""  # a call at the very end may still grow (`; {…}`, a closing tag)
+    assert f.feed("Done") == "\nDone"
+    assert f.feed(" reading.") + f.flush() == " reading."
+
+
+def test_a_half_written_marker_is_held_then_released() -> None:
+    f = StreamFilter()
+    assert f.feed("a <tool_") == "a "
+    assert f.feed("tip> is fine") == "<tool_tip> is fine"
+
+
+def test_a_shown_code_block_streams_line_by_line() -> None:
+    f = StreamFilter()
+    out = f.feed("Example:\n```python\n")
+    out += f.feed("x = '<tool_call>'\n")
+    assert out == "Example:\n```python\nx = '<tool_call>'\n"
+    assert f.feed("```\nok") + f.flush() == "```\nok"
+
+
+def test_a_json_fence_is_held_until_it_closes() -> None:
+    f = StreamFilter()
+    out = f.feed('Run:\n```json\n{"name": "exec", "arguments": {"command": "ls"}}\n')
+    assert out == "Run:\n"
+    assert f.feed("```\n") + f.flush() == ""
+
+
+def test_reasoning_is_never_printed() -> None:
+    f = StreamFilter()
+    out = f.feed("<think>\nI should call TOOL_CALL: maybe")
+    out += f.feed(" not.\n</think>\n\nThe answer is 4.")
+    assert tidy(out + f.flush()) == "The answer is 4."
+
+
+def test_prefilled_think_with_in_reasoning() -> None:
+    case = next(c for c in CASES if c["id"] == "deepseek-r1-lone-think-close")
+    text = case["text"]
+    printed, _ = stream(text, list(range(1, len(text), 3)), in_reasoning=True)
+    assert tidy(printed) == case["content"]
+
+
+def test_in_reasoning_without_a_close_releases_at_flush() -> None:
+    f = StreamFilter(in_reasoning=True)
+    assert f.feed("Plain answer, the template had thinking off.") == ""
+    assert f.flush() == "Plain answer, the template had thinking off."
+
+
+def test_whole_message_pythonic_is_held_to_the_end() -> None:
+    f = StreamFilter()
+    assert f.feed("[read(path=") == ""
+    assert f.feed('"a.py")]') == ""
+    assert f.flush() == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from((*CALL_MARKERS, "\n", " ", "{", "}", "x", '"', "`", "```\n")), max_size=30))
+def test_marker_soup_never_raises_and_is_chunk_invariant(parts: list[str]) -> None:
+    text = "".join(parts)
+    whole, _ = stream(text, [])
+    chunked, _ = stream(text, list(range(0, len(text), 2)))
+    assert chunked == whole
+
+
+def test_long_call_streamed_in_tiny_deltas_is_never_printed() -> None:
+    body = "x = 1\\n" * 20_000
+    call = '{"name": "write", "args": {"path": "big.py", "content": "' + body + '"}}'
+    text = "Writing.\nTOOL_CALL: " + call + "\nDone."
+    printed, pieces = stream(text, list(range(1, len(text), 7)))
+    assert tidy(printed) == "Writing.\n\nDone."
+    assert "".join(pieces[:3]).startswith("Writing.")  # printed as it came, not at the end
