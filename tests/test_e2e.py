@@ -73,6 +73,9 @@ MODES = {
     "native": dict(mode="parser"),
     "no-parser-fallback": dict(mode="noparser"),
     "parser-but-leaked-hermes": dict(mode="leak", leak_format="hermes"),
+    "parser-but-leaked-qwen3-xml": dict(mode="leak", leak_format="qwen3_xml"),
+    "no-parser-model-writes-hermes": dict(mode="noparser", text_format="hermes"),
+    "no-parser-model-writes-qwen3-xml": dict(mode="noparser", text_format="qwen3_xml"),
 }
 
 
@@ -84,7 +87,7 @@ def test_task_completes_in_every_server_mode(workspace, mode):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Fixed add(): it returned a - b; now add(2, 3) == 5."
     assert (workspace / "app.py").read_text() == FIXED
-    if mode == "no-parser-fallback":
+    if mode.startswith("no-parser"):
         assert len(server.rejected) == 1 and "--enable-auto-tool-choice" in proc.stderr
         assert all("tools" not in body for body in server.requests)
     else:

@@ -229,7 +229,7 @@ class ModelClient:
             self.answered = True
             try:
                 chunks = with_deadlines(stream, self.config.timeout, self.config.stream_idle_timeout)
-                reply = consume(chunks, emit, self.trace.chunk if self.trace else None)
+                reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
             finally:
                 stream.close()
             if reply.finish_reason is None:

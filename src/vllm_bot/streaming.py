@@ -98,11 +98,13 @@ def usage_of(raw: Any) -> Usage | None:
     )
 
 
-def consume(chunks: Iterable[Any], emit: Emit, on_chunk: Any = None) -> RawReply:
+def consume(
+    chunks: Iterable[Any], emit: Emit, on_chunk: Any = None, definitions: list[dict[str, Any]] | None = None
+) -> RawReply:
     """Read the whole stream, emitting display events; raise ModelServerError on an in-stream error."""
     reply = RawReply()
     router = ThinkRouter()
-    visible = StreamFilter()
+    visible = StreamFilter(definitions)
     parts: list[str] = []
     for chunk in chunks:
         reply.chunks += 1

@@ -35,6 +35,7 @@ class FakeVLLM:
         *,
         mode: str = "parser",
         leak_format: str = "hermes",
+        text_format: str = "tool_call",
         model: str = "Qwen/Qwen3-Coder-30B-A3B-Instruct",
         max_model_len: int = 32768,
         reasoning_field: str = "reasoning",
@@ -45,7 +46,8 @@ class FakeVLLM:
     ) -> None:
         self.script = list(script or [])
         self.mode = mode
-        self.leak_format = leak_format
+        self.leak_format = leak_format  # how calls leak into content when tools were sent (mode "leak")
+        self.text_format = text_format  # how the model writes calls when no tools were sent
         self.model = model
         self.max_model_len = max_model_len
         self.reasoning_field = reasoning_field
