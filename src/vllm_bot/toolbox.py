@@ -43,7 +43,10 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
             ) from None
 
     env = safe_environment(os.environ, extra_secrets=[config.vllm.api_key], tmpdir=sandbox.tmpdir)
-    executor = ToolExecutor(workspace, config.tools, state_dir=state_dir, wrap_command=wrap, env=env)
+    confined = sandbox.active or config.sandbox.mode == "bwrap"  # bwrap mode without bwrap: refuse, via wrap
+    executor = ToolExecutor(
+        workspace, config.tools, state_dir=state_dir, wrap_command=wrap if confined else None, env=env
+    )
     return Toolbox(executor, sandbox, status)
 
 

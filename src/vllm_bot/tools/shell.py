@@ -112,7 +112,10 @@ def run_command(
     cancel: threading.Event | None,
 ) -> Run:
     """Run `command` to its end, timeout or cancel; whatever happens, no process of it survives."""
-    become_subreaper()
+    if ctx.wrap_command is None:
+        # Unsandboxed, orphans must re-parent to us to be found and killed. A sandbox's PID namespace
+        # does that job, and a subreaper would collect bwrap's exiting inner process as a zombie.
+        become_subreaper()
     marker = secrets.token_hex(8)
     started = time.monotonic()
     proc = _spawn(ctx, command, marker)
