@@ -61,11 +61,23 @@ class ToolsConfig:
 
 
 @dataclass
+class GitConfig:
+    checkpoints: bool = True  # snapshot the workspace before each user turn that changes files
+    auto_commit: bool = False  # commit the agent's changes after each turn (git repositories only)
+    keep_sessions: int = 20  # checkpoints of older sessions are deleted (git gc frees their objects)
+    # Never snapshotted in a workspace without git (a git repository uses its own .gitignore).
+    private_excludes: list[str] = field(
+        default_factory=lambda: ["node_modules/", ".venv/", "venv/", "__pycache__/", "*.pyc", ".tox/"]
+    )
+
+
+@dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
     system_prompt: SystemPromptConfig = field(default_factory=SystemPromptConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
+    git: GitConfig = field(default_factory=GitConfig)
     source: str = field(default="defaults", compare=False)  # where the file layer came from
 
 

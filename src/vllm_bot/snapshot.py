@@ -1,0 +1,120 @@
+"""Snapshots of the workspace as git trees and commits, built in a temporary index.
+
+The index file is ours (under `.vllm-bot/checkpoints/`), so the user's index, HEAD, branches and
+stash are never touched. It is seeded once from the user's index, so `git add -A` re-reads only the
+files whose stat data changed (a snapshot of a large, mostly unchanged repository stays cheap).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .gitrepo import BOT_IDENTITY, GitRepo, git_errors
+
+UNREADABLE_MARK = "unable to index file"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    commit: str
+    tree: str
+    skipped: tuple[str, ...] = ()  # files git could not read (left out of this snapshot)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path that differs between two trees. Modes are git's: "100644", "100755", "120000",
+    "160000" (submodule) or "000000" (absent)."""
+
+    path: str
+    status: str  # A added, D deleted, M modified, T type changed
+    old_mode: str
+    new_mode: str
+
+    @property
+    def old_exists(self) -> bool:
+        return self.old_mode != "000000"
+
+    @property
+    def new_exists(self) -> bool:
+        return self.new_mode != "000000"
+
+
+def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
+    """The tree of the workspace as it is now: tracked plus untracked files that are not ignored."""
+    if not index.exists():
+        _seed(repo, index)
+    skipped: tuple[str, ...] = ()
+    try:
+        repo.run("add", "-A", "--ignore-errors", "--", *repo.add_scope(), index=index)
+    except git_errors()[0] as e:
+        stderr = str(getattr(e, "stderr", ""))
+        if UNREADABLE_MARK in stderr:
+            skipped = tuple(_unreadable(stderr))
+        else:
+            # The index is only our cache: a copied index git cannot use (split index, newer format)
+            # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
+            for stale in (index, index.with_name(index.name + ".lock")):
+                stale.unlink(missing_ok=True)
+            repo.run("add", "-A", "--ignore-errors", "--", *repo.add_scope(), index=index)
+    return repo.run("write-tree", index=index).strip(), skipped
+
+
+def _seed(repo: GitRepo, index: Path) -> None:
+    index.parent.mkdir(parents=True, exist_ok=True)
+    user_index = repo.user_index()
+    if user_index is not None and user_index.is_file():
+        # copy2 keeps the mtime, which git's racy-entry check compares entry stat data against.
+        shutil.copy2(user_index, index)
+
+
+def _unreadable(stderr: str) -> list[str]:
+    out = []
+    for line in stderr.splitlines():
+        if UNREADABLE_MARK in line and "'" in line:
+            out.append(line.split("'")[1])
+    return out
+
+
+def take_snapshot(repo: GitRepo, index: Path, message: str, parent: str | None = None) -> Snapshot:
+    """Write the workspace into a commit object (no ref, no branch moves)."""
+    tree, skipped = write_tree(repo, index)
+    args = ["commit-tree", tree, "-m", message]
+    if parent:
+        args += ["-p", parent]
+    commit = repo.run(*args, env=BOT_IDENTITY).strip()
+    return Snapshot(commit, tree, skipped)
+
+
+def set_ref(repo: GitRepo, ref: str, commit: str) -> None:
+    repo.run("update-ref", ref, commit)
+
+
+def delete_refs(repo: GitRepo, prefix: str) -> int:
+    """Delete every ref under `prefix` (objects become unreachable; git gc removes them later)."""
+    refs = repo.run("for-each-ref", "--format=%(refname)", prefix).split()
+    for ref in refs:
+        repo.run("update-ref", "-d", ref)
+    return len(refs)
+
+
+def changes(repo: GitRepo, old: str, new: str) -> list[Change]:
+    """Paths in the workspace that differ between two trees or commits (renames as delete + add)."""
+    out = repo.run("diff-tree", "-r", "-z", "--no-renames", old, new, "--", *repo.scope())
+    fields = out.split("\0")
+    result = []
+    i = 0
+    while i + 1 < len(fields):
+        meta, path = fields[i], fields[i + 1]
+        i += 2
+        if not meta.startswith(":"):
+            continue
+        old_mode, new_mode, _old_sha, _new_sha, status = meta[1:].split(" ")
+        result.append(Change(path, status[0], old_mode, new_mode))
+    return result
+
+
+def tree_of(repo: GitRepo, commit: str) -> str:
+    return repo.run("rev-parse", f"{commit}^{{tree}}").strip()
