@@ -18,7 +18,6 @@ from gitworkspace import git, init_repo, isolate_git, manifest, user_git_state
 from vllm_bot.checkpoints import CheckpointStore
 from vllm_bot.gitrepo import open_repo
 from vllm_bot.history_ops import undo_last
-from vllm_bot.snapshot import changes
 from vllm_bot.statedir import workspace_state_dir
 
 NAMES = ["a", "b.txt", "src/c.py", "src/d/e.bin", "docs/f.md", "g h.txt", "ünï.txt", "src/d/deep/z"]
@@ -123,6 +122,7 @@ def run_scenario(ws: Path, store: CheckpointStore, rnd: random.Random, in_git: b
     cuts = sorted(rnd.sample(range(1, actions), turns - 1)) if turns > 1 else []
     sizes = [b - a for a, b in zip([0, *cuts], [*cuts, actions], strict=True)]
     before: dict[int, dict] = {}
+    changed: set[int] = set()
     log = []
     for i, size in enumerate(sizes):
         store.begin_turn(f"turn {i}")
@@ -130,10 +130,11 @@ def run_scenario(ws: Path, store: CheckpointStore, rnd: random.Random, in_git: b
         before[turn.n] = manifest(ws, is_ignored)
         log.append([act(rnd, ws, in_git) for _ in range(size)])
         store.end_turn()
+        if manifest(ws, is_ignored) != before[turn.n]:
+            changed.add(turn.n)
     k = rnd.choice(sorted(before))
     ignored_now = {p: v for p, v in manifest(ws).items() if is_ignored(p)}
     # Undo skips turns that changed nothing, so step back while a turn >= k still has changes.
-    changed = {t.n for t in store.ledger.turns if changes(store.repo, t.start, t.end)}
     while any(t.n >= k and t.n in changed and not t.undone for t in store.ledger.turns):
         outcome = undo_last(store, ask=None)
         assert outcome.done, outcome.lines

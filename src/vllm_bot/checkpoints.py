@@ -1,7 +1,7 @@
 """Checkpoints of one session: a snapshot before the first change of each user turn, and one at its end.
 
-Refs: `refs/vllm-bot/checkpoints/<session>/<n>` (turn start), `<n>-end` (turn end) and `<n>-undo` (the
-tree just before turn n was undone, so an undo can itself be recovered). The ledger
+Refs (to trees): `refs/vllm-bot/checkpoints/<session>/<n>` (turn start), `<n>-end` (turn end) and
+`<n>-undo` (the workspace just before turn n was undone, so an undo can itself be recovered). The ledger
 `.vllm-bot/checkpoints/<session>.json` records the order, the task and which turns were undone.
 """
 
@@ -27,9 +27,9 @@ SESSION_ID_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}")
 class Turn:
     n: int
     task: str
-    start: str  # commit of the tree before the agent's first change in this turn
+    start: str  # tree of the workspace before the agent's first change in this turn
     started: float
-    end: str | None = None  # commit at the end of the turn (None: it never finished)
+    end: str | None = None  # tree at the end of the turn (None: it never finished)
     ended: float | None = None
     undone: bool = False
     undo_snapshot: str | None = None  # the tree just before the undo
@@ -100,13 +100,10 @@ class CheckpointStore:
         if self._current is not None:
             return self._current
         self._ready()
-        previous = self.ledger.turns[-1] if self.ledger.turns else None
-        parent = (previous.end or previous.start) if previous else None
         n = len(self.ledger.turns) + 1
-        task = self._task or "(no task)"
-        snap = take_snapshot(self.repo, self.index, f"vllm-bot checkpoint {n}: {first_line(task)}", parent)
-        set_ref(self.repo, self.ref(n), snap.commit)
-        turn = Turn(n, task, snap.commit, time.time())
+        snap = take_snapshot(self.repo, self.index)
+        set_ref(self.repo, self.ref(n), snap.tree)
+        turn = Turn(n, self._task or "(no task)", snap.tree, time.time())
         self.ledger.turns.append(turn)
         self.ledger.save(self.ledger_path)
         self._current = turn
@@ -118,9 +115,9 @@ class CheckpointStore:
         if turn is None:
             return None
         self._ready()
-        snap = take_snapshot(self.repo, self.index, f"vllm-bot turn {turn.n} end", turn.start)
-        set_ref(self.repo, self.ref(turn.n, "end"), snap.commit)
-        turn.end, turn.ended = snap.commit, time.time()
+        snap = take_snapshot(self.repo, self.index)
+        set_ref(self.repo, self.ref(turn.n, "end"), snap.tree)
+        turn.end, turn.ended = snap.tree, time.time()
         self.ledger.save(self.ledger_path)
         return turn
 
@@ -137,9 +134,9 @@ class CheckpointStore:
         """Turns with checkpoints that were not undone, oldest first."""
         return [t for t in self.ledger.turns if not t.undone]
 
-    def snapshot_now(self, message: str) -> Snapshot:
+    def snapshot_now(self) -> Snapshot:
         self._ready()
-        return take_snapshot(self.repo, self.index, message)
+        return take_snapshot(self.repo, self.index)
 
     def tree_now(self) -> str:
         self._ready()

@@ -25,7 +25,7 @@ PRIVATE_CONFIG = {
     "core.symlinks": "true",
     "gc.auto": "0",
 }
-# Identity for snapshot commits, so a machine without user.name/user.email still gets checkpoints.
+# Identity of the agent's auto-commits (and of the user's, when git has none configured).
 BOT_IDENTITY = {
     "GIT_AUTHOR_NAME": "vllm-bot",
     "GIT_AUTHOR_EMAIL": "vllm-bot@localhost",

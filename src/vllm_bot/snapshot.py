@@ -1,8 +1,10 @@
-"""Snapshots of the workspace as git trees and commits, built in a temporary index.
+"""Snapshots of the workspace as git trees, built in a temporary index.
 
 The index file is ours (under `.vllm-bot/checkpoints/`), so the user's index, HEAD, branches and
 stash are never touched. It is seeded once from the user's index, so `git add -A` re-reads only the
 files whose stat data changed (a snapshot of a large, mostly unchanged repository stays cheap).
+Refs point at the trees themselves, not at commits: git gc keeps them, and `git log --all` or gitk
+stay free of snapshot clutter (they list commits only); the ledger holds what a commit would.
 """
 
 from __future__ import annotations
@@ -11,14 +13,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gitrepo import BOT_IDENTITY, GitRepo, git_errors
+from .gitrepo import GitRepo, git_errors
 
 UNREADABLE_MARK = "unable to index file"
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    commit: str
     tree: str
     skipped: tuple[str, ...] = ()  # files git could not read (left out of this snapshot)
 
@@ -78,18 +79,14 @@ def _unreadable(stderr: str) -> list[str]:
     return out
 
 
-def take_snapshot(repo: GitRepo, index: Path, message: str, parent: str | None = None) -> Snapshot:
-    """Write the workspace into a commit object (no ref, no branch moves)."""
+def take_snapshot(repo: GitRepo, index: Path) -> Snapshot:
+    """The workspace as a tree object (no ref yet, no branch moves)."""
     tree, skipped = write_tree(repo, index)
-    args = ["commit-tree", tree, "-m", message]
-    if parent:
-        args += ["-p", parent]
-    commit = repo.run(*args, env=BOT_IDENTITY).strip()
-    return Snapshot(commit, tree, skipped)
+    return Snapshot(tree, skipped)
 
 
-def set_ref(repo: GitRepo, ref: str, commit: str) -> None:
-    repo.run("update-ref", ref, commit)
+def set_ref(repo: GitRepo, ref: str, tree: str) -> None:
+    repo.run("update-ref", ref, tree)
 
 
 def delete_refs(repo: GitRepo, prefix: str) -> int:
@@ -101,7 +98,7 @@ def delete_refs(repo: GitRepo, prefix: str) -> int:
 
 
 def changes(repo: GitRepo, old: str, new: str) -> list[Change]:
-    """Paths in the workspace that differ between two trees or commits (renames as delete + add)."""
+    """Paths in the workspace that differ between two tree-ish objects (renames as delete + add)."""
     out = repo.run("diff-tree", "-r", "-z", "--no-renames", old, new, "--", *repo.scope())
     fields = out.split("\0")
     result = []
@@ -115,6 +112,3 @@ def changes(repo: GitRepo, old: str, new: str) -> list[Change]:
         result.append(Change(path, status[0], old_mode, new_mode))
     return result
 
-
-def tree_of(repo: GitRepo, commit: str) -> str:
-    return repo.run("rev-parse", f"{commit}^{{tree}}").strip()

@@ -55,25 +55,29 @@ def plan_undo(store: CheckpointStore) -> UndoPlan | None:
     candidates = [t for t in store.active_turns() if t is not store.running]
     if not candidates:
         return None
-    now = store.snapshot_now("vllm-bot: before undo")
+    now = store.snapshot_now()
     empty: list[Turn] = []
     for turn in reversed(candidates):
-        end = turn.end or now.commit
+        end = turn.end or now.tree
         agent = changes(store.repo, turn.start, end)
         if not agent:
             empty.append(turn)
             continue
         paths = [c.path for c in agent]
-        wanted = set(paths)
-        since = {c.path for c in changes(store.repo, end, now.commit)}
-        hand = [p for p in paths if p in since] if turn.end else []
-        to_apply = [c for c in changes(store.repo, turn.start, now.commit) if c.path in wanted]
+        since = {c.path for c in changes(store.repo, end, now.tree)} if turn.end else set()
+        hand = [p for p in paths if p in since]
+        # Without hand edits the agent's paths are now as the turn left them: its diff is the todo.
+        to_apply = agent if not hand else _todo(store, turn.start, now.tree, set(paths))
         blocked = blocked_paths(store.repo.top, to_apply)
         return UndoPlan(turn, now, paths, hand, blocked, to_apply, empty)
     for turn in empty:
         turn.undone = True
     store.save()
     return None
+
+
+def _todo(store: CheckpointStore, start: str, now: str, wanted: set[str]) -> list[Change]:
+    return [c for c in changes(store.repo, start, now) if c.path in wanted]
 
 
 def apply_undo(store: CheckpointStore, plan: UndoPlan, *, force: bool = False) -> UndoReport:
@@ -88,11 +92,11 @@ def apply_undo(store: CheckpointStore, plan: UndoPlan, *, force: bool = False) -
         raise UndoRefused(hand_edit_message(plan))
     turn = plan.turn
     recovery = store.ref(turn.n, "undo")
-    set_ref(store.repo, recovery, plan.now.commit)
+    set_ref(store.repo, recovery, plan.now.tree)
     removed, restored, kept = restore(store, turn.start, plan.todo)
     for t in [*plan.skipped_empty, turn]:
         t.undone = True
-    turn.undo_snapshot = plan.now.commit
+    turn.undo_snapshot = plan.now.tree
     store.save()
     note = unwind(store, turn, plan.paths)
     return UndoReport(turn, restored, removed, recovery, note, kept)
