@@ -12,6 +12,7 @@ from .client import ModelClient
 from .config import Config
 from .errors import EXIT_OK
 from .events import SessionStarted
+from .history import attach_history
 from .loop import Agent
 from .prompts import system_prompt
 from .slash import UnknownCommand, dispatch
@@ -24,7 +25,15 @@ from .ui.plain import PlainUI
 
 
 class Session:
-    def __init__(self, config: Config, workspace: Path, *, headless: bool) -> None:
+    def __init__(
+        self,
+        config: Config,
+        workspace: Path,
+        *,
+        headless: bool,
+        resume: str | None = None,
+        latest: bool = False,
+    ) -> None:
         self.config = config
         self.workspace = workspace
         self.headless = headless
@@ -47,6 +56,8 @@ class Session:
             preview=self.executor.preview,
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
+        # Checkpoints before changes, the saved conversation, --continue / --resume.
+        self.history = attach_history(self, resume, latest=latest)
 
     def _executor(self) -> Any:
         from .tools import ToolExecutor
@@ -133,5 +144,6 @@ class Session:
         return Answer(False, message=reply[1:].strip() if reply.lower().startswith("n ") else None)
 
     def close(self) -> None:
+        self.history.close()
         if self.trace:
             self.trace.close()

@@ -111,4 +111,3 @@ def changes(repo: GitRepo, old: str, new: str) -> list[Change]:
         old_mode, new_mode, _old_sha, _new_sha, status = meta[1:].split(" ")
         result.append(Change(path, status[0], old_mode, new_mode))
     return result
-
