@@ -8,6 +8,7 @@ import shutil
 import pytest
 from gitworkspace import git, init_repo, isolate_git, manifest, user_git_state
 
+from vllm_bot.autocommit import commit_turn
 from vllm_bot.checkpoints import CheckpointStore, list_ledgers, prune_sessions
 from vllm_bot.gitrepo import REF_ROOT, open_repo
 from vllm_bot.history_ops import diff_text, store_from_disk, undo_last
@@ -245,3 +246,20 @@ def test_bad_session_ids_are_rejected(tmp_path):
     ws = init_repo(tmp_path / "ws")
     with pytest.raises(ValueError):
         store_for(ws, session="../escape")
+
+
+def test_repository_hooks_never_run(tmp_path):
+    """A hook the agent could have planted must not run in our (unsandboxed) process."""
+    ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    marker = tmp_path / "hook-ran"
+    for hook in ("reference-transaction", "post-index-change", "pre-commit", "post-checkout"):
+        path = ws / ".git" / "hooks" / hook
+        path.write_text(f"#!/bin/sh\necho {hook} >> {marker}\n")
+        path.chmod(0o755)
+    store = store_for(ws)
+    agent_turn(store, "t", lambda: (ws / "a.txt").write_text("b\n"))
+    commit_turn(store, store.ledger.turns[-1])
+    assert undo_last(store, ask=None).done
+    assert not marker.exists()
+    git(ws, "update-ref", "refs/probe", "HEAD")  # the same hook does run for the user's own git
+    assert marker.read_text() == "reference-transaction\n" * 2

@@ -18,6 +18,10 @@ from .statedir import STATE_DIR_NAME
 
 REF_ROOT = "refs/vllm-bot/checkpoints"
 PRIVATE_GIT_DIR = "git"  # inside .vllm-bot/
+# Our git calls never run commands from the repository's config: no hooks (reference-transaction,
+# post-index-change, ... could have been written by a sandboxed agent and would run outside the
+# sandbox, in our process) and no fsmonitor hook.
+SAFETY = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
 PRIVATE_CONFIG = {
     "core.bare": "false",
     "core.autocrlf": "false",
@@ -61,14 +65,13 @@ class GitRepo:
         if index is not None:
             full_env["GIT_INDEX_FILE"] = str(index)
         full_env.update(env or {})
+        command = ["git", *SAFETY, *args]
         if stdin is None:
-            return str(self._git.execute(["git", *args], env=full_env, strip_newline_in_stdout=False))
+            return str(self._git.execute(command, env=full_env, strip_newline_in_stdout=False))
         with tempfile.TemporaryFile() as feed:  # gitpython wants a real file for stdin
             feed.write(stdin)
             feed.seek(0)
-            result = self._git.execute(
-                ["git", *args], env=full_env, strip_newline_in_stdout=False, istream=feed
-            )
+            result = self._git.execute(command, env=full_env, strip_newline_in_stdout=False, istream=feed)
         return str(result)
 
     def _base_env(self) -> dict[str, str]:

@@ -212,8 +212,15 @@ def _prune_empty_dirs(folder: Path, stop: Path) -> None:
 
 def _clear_empty_dir(path: Path) -> None:
     """An empty directory left where a file comes back (only empty ones: see blocked_paths)."""
-    if not path.is_symlink() and path.is_dir():
+    if path.is_symlink() or not path.is_dir():
+        return
+    try:
         for root, dirs, _files in os.walk(path, topdown=False):
             for d in dirs:
                 os.rmdir(os.path.join(root, d))
         path.rmdir()
+    except OSError:
+        raise UndoRefused(
+            f"cannot restore {path}: a directory with files no checkpoint holds is in its place; "
+            "move them away and undo again"
+        ) from None
