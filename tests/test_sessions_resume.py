@@ -117,8 +117,10 @@ def test_resume_picks_a_session_by_number(tmp_path, monkeypatch):
         session.agent.run("more work")
         server.assert_done()
         session.history.close()
-    older = next(s for s in list_sessions(session.state_dir) if s.first_task == "first session's task")
-    assert older.turns == 2
+    saved = list_sessions(session.state_dir)
+    assert sorted(s.first_task for s in saved) == ["first session's task", "second session's task"]
+    older = next(s for s in saved if s.first_task == "first session's task")
+    assert older.turns == 2 and older.entries == session.agent.conversation.entries
 
 
 CRASHING_CHILD = """
@@ -184,6 +186,7 @@ def test_resume_after_a_crash_mid_tool_call(tmp_path):
         server.assert_done()  # every call id in the request has exactly one result
         session.history.close()
     assert outcome.exit_code == 0
+    assert len(list_sessions(session.state_dir)) == 1  # resumed in place, no copy
     saved = find_session(session.state_dir, None)
     assert [r.value == INTERRUPTED for r in saved.entries[2].results] == [False, True]
     assert saved.interrupted_calls == 0  # the repair was saved; loading again adds nothing

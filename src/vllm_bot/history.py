@@ -51,8 +51,6 @@ class History:
 
     def open(self, session_id: str, loaded: LoadedSession | None = None) -> None:
         """Point the log and the checkpoints at `session_id` (continuing a loaded one, or new)."""
-        if self.recorder is not None:
-            self.close()
         self.session_id = session_id
         log = SessionLog(sessions_dir(self.state_dir) / f"{session_id}.jsonl")
         saved = list(loaded.saved) if loaded else []
@@ -62,6 +60,7 @@ class History:
     def resume(self, wanted: str | None) -> LoadedSession:
         """Load a saved session (None: the latest) into the conversation; later steps append to it."""
         loaded = find_session(self.state_dir, wanted)
+        self.close()  # the current session's file is complete before its history is replaced
         self.conversation.entries[:] = loaded.entries
         self.open(loaded.id, loaded)
         assert self.recorder is not None
