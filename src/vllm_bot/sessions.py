@@ -41,11 +41,13 @@ def sessions_dir(state_dir: Path) -> Path:
 
 class SessionLog:
     """Appends records to one session file, created on the first write (a session without a task
-    leaves no file). A torn last line left by a crash is cut off before appending."""
+    leaves no file). A torn last line left by a crash is cut off before appending. Each record is
+    one write() on an O_APPEND descriptor, so a concurrent appender (`undo` from another shell)
+    never splits it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file: Any = None
+        self._fd: int | None = None
         self.closed = False
 
     @property
@@ -55,20 +57,21 @@ class SessionLog:
     def write(self, record: dict[str, Any]) -> None:
         if self.closed:
             return
-        if self._file is None:
+        if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _cut_torn_tail(self.path)
-            self._file = self.path.open("a", encoding="utf-8")
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         record = {"type": record.pop("type"), "t": round(time.time(), 3), **record}
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        data = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(self._fd, data) :]
+        os.fsync(self._fd)
 
     def close(self) -> None:
         self.closed = True
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def _cut_torn_tail(path: Path) -> None:
