@@ -115,7 +115,7 @@ def test_main_parser_resume_flags():
 
     args = build_parser().parse_args(["--continue"])
     assert args.continue_ and args.resume is None
-    assert build_parser().parse_args(["-c", "-p", "x"]).continue_
+    assert build_parser().parse_args(["--continue", "-p", "x"]).continue_
     assert build_parser().parse_args(["--resume", "2025"]).resume == "2025"
     clash = cli("--continue", "--resume", "x")
     assert clash.returncode == 2 and "not allowed with" in clash.stderr

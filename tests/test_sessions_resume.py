@@ -205,9 +205,10 @@ def test_resume_after_a_crash_mid_tool_call(tmp_path):
 def test_cli_continue_after_kill_9(tmp_path):
     ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
     cli = [sys.executable, str(ROOT / "cli.py"), "--workspace", str(ws), "--yes"]
+    # sleep 15: the real executor may run commands in their own session, out of reach of killpg.
     first = [
         Reply(
-            calls=[Call("write", {"path": "r.txt", "content": "r\n"}), Call("exec", {"command": "sleep 120"})]
+            calls=[Call("write", {"path": "r.txt", "content": "r\n"}), Call("exec", {"command": "sleep 15"})]
         )
     ]
     with FakeVLLM(first) as server:

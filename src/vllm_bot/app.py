@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
-        "-c", "--continue", dest="continue_", action="store_true", help="resume the latest session here"
+        "--continue", dest="continue_", action="store_true", help="resume the latest session here"
     )
     resume.add_argument("--resume", metavar="ID", help="resume a saved session (`sessions` lists them)")
     parser.add_argument("--version", action="version", version=f"vllm-bot {__version__}")

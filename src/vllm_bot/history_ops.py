@@ -91,8 +91,11 @@ def diff_text(store: CheckpointStore, *, whole_session: bool, stat: bool, color:
     return out.rstrip("\n")
 
 
-def session_rows(state_dir: Path) -> list[str]:
+def session_rows(state_dir: Path, current: str | None = None) -> list[str]:
     rows = [describe_session(s) for s in list_sessions(state_dir)]
+    for r in rows:
+        if r["id"] == current:
+            r["task"] += "  (this session)"
     if not rows:
         return ["No saved sessions in this workspace."]
     width = max(len(r["id"]) for r in rows)

@@ -63,7 +63,7 @@ def _resume(session: Any, arg: str) -> None:
     saved = list_sessions(history.state_dir)
     choice = arg.strip()
     if not choice:
-        for i, line in enumerate(session_rows(history.state_dir)):
+        for i, line in enumerate(session_rows(history.state_dir, history.session_id)):
             session.say(f"{'' if i == 0 else str(i) + '.':>4} {line}")
         if not saved:
             return
