@@ -117,6 +117,10 @@ def test_resume_picks_a_session_by_number(tmp_path, monkeypatch):
         session.agent.run("more work")
         server.assert_done()
         session.history.close()
+    monkeypatch.setattr("builtins.input", lambda prompt: "")  # /resume without a number: list, cancel
+    dispatch(session, "/resume")
+    listing = "\n".join(session.said[-3:])
+    assert "1. " in listing and "more work" not in listing and "(this session)" in listing
     saved = list_sessions(session.state_dir)
     assert sorted(s.first_task for s in saved) == ["first session's task", "second session's task"]
     older = next(s for s in saved if s.first_task == "first session's task")
