@@ -55,6 +55,7 @@ entries = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(entries, max_size=6))
 def test_entries_survive_a_json_round_trip_exactly(items):
     for entry in items:
@@ -188,7 +189,8 @@ def test_repair_answers_partial_turns_and_merges_missing_results():
     assert len(fixed) == 6
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# deadline=None: each example fsyncs a few lines; disk latency is not what this test is about.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.integers(1, 3), max_size=4), st.integers(0, 12))
 def test_every_call_has_exactly_one_result_after_repair(tmp_path, shape, cut):
     """Whatever prefix of a session survives a crash, the repaired history pairs calls and results."""
