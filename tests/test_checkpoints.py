@@ -263,3 +263,18 @@ def test_repository_hooks_never_run(tmp_path):
     assert not marker.exists()
     git(ws, "update-ref", "refs/probe", "HEAD")  # the same hook does run for the user's own git
     assert marker.read_text() == "reference-transaction\n" * 2
+
+
+def test_new_files_over_the_size_limit_stay_out_of_snapshots(tmp_path):
+    ws = tmp_path / "plain"
+    ws.mkdir()
+    (ws / "model.safetensors").write_bytes(b"w" * 5000)
+    (ws / "small.txt").write_text("s\n")
+    store = store_for(ws)
+    store.repo.max_file_bytes = 4096
+    turn = agent_turn(store, "t", lambda: (ws / "small.txt").write_text("changed\n"))
+    assert turn.skipped == ["model.safetensors (0 MB, over git.max_file_mb)"]
+    tree = git(ws, "--git-dir=.vllm-bot/git", "ls-tree", "-r", "--name-only", turn.start)
+    assert tree.split() == ["small.txt"]
+    assert undo_last(store, ask=None).done
+    assert (ws / "small.txt").read_text() == "s\n" and (ws / "model.safetensors").stat().st_size == 5000

@@ -101,6 +101,23 @@ def test_with_checkpoints_off_undo_says_so_and_the_session_is_still_saved(tmp_pa
     assert find_session(session.state_dir, None).turns == 1
 
 
+def test_the_user_is_told_which_files_the_checkpoint_left_out(tmp_path):
+    ws = tmp_path / "plain"
+    ws.mkdir()
+    (ws / "weights.bin").write_bytes(b"w" * 5000)
+    notices = []
+    script = [Reply(calls=[Call("write", {"path": "a.txt", "content": "a\n"})]), Reply(content="ok")]
+    with FakeVLLM(script) as server:
+        session = agent_session(ws, server.base_url, emit=notices.append)
+        session.history.store.repo.max_file_bytes = 4096  # git.max_file_mb, in bytes
+        session.agent.run("write a")
+        server.assert_done()
+    warnings = [n.message for n in notices if isinstance(n, Notice) and n.level == "warning"]
+    assert warnings == [
+        "not in the checkpoint, so undo cannot restore them: weights.bin (0 MB, over git.max_file_mb)"
+    ]
+
+
 def test_resume_picks_a_session_by_number(tmp_path, monkeypatch):
     ws = init_repo(tmp_path / "ws")
     for task in ["first session's task", "second session's task"]:

@@ -35,6 +35,7 @@ class Turn:
     undo_snapshot: str | None = None  # the tree just before the undo
     commits: list[str] = field(default_factory=list)  # git.auto_commit commits, oldest first
     head_before: str | None = None  # HEAD before those commits
+    skipped: list[str] = field(default_factory=list)  # files left out of the start snapshot, and why
 
 
 @dataclass
@@ -103,7 +104,7 @@ class CheckpointStore:
         n = len(self.ledger.turns) + 1
         snap = take_snapshot(self.repo, self.index)
         set_ref(self.repo, self.ref(n), snap.tree)
-        turn = Turn(n, self._task or "(no task)", snap.tree, time.time())
+        turn = Turn(n, self._task or "(no task)", snap.tree, time.time(), skipped=list(snap.skipped))
         self.ledger.turns.append(turn)
         self.ledger.save(self.ledger_path)
         self._current = turn

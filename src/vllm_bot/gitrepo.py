@@ -17,6 +17,7 @@ from .errors import UserFacingError
 from .statedir import STATE_DIR_NAME
 
 REF_ROOT = "refs/vllm-bot/checkpoints"
+DEFAULT_MAX_FILE_MB = 50
 PRIVATE_GIT_DIR = "git"  # inside .vllm-bot/
 # Our git calls never run commands from the repository's config: no hooks (reference-transaction,
 # post-index-change, ... could have been written by a sandboxed agent and would run outside the
@@ -52,6 +53,7 @@ class GitRepo:
     private: bool  # True: our own git dir under .vllm-bot (the workspace has no git)
     prefix: str  # the workspace relative to `top` ("" when they are the same), with a trailing "/"
     _git: Any  # git.cmd.Git
+    max_file_bytes: int | None = DEFAULT_MAX_FILE_MB * 2**20  # bigger new files stay out of snapshots
 
     def run(
         self,

@@ -73,6 +73,8 @@ class History:
             return None
         try:
             repo = open_repo(self.workspace, self.state_dir, self.config.git.private_excludes)
+            limit = self.config.git.max_file_mb
+            repo.max_file_bytes = limit * 2**20 if limit > 0 else None
             prune_sessions(repo, self.state_dir, self.config.git.keep_sessions, session_id)
         except GitUnavailable as e:
             self.unavailable = str(e)
@@ -105,7 +107,12 @@ class History:
     def before_change(self) -> None:
         """Called for an approved call that may change files: this turn's checkpoint, if not yet."""
         if self.store is not None and self.store.running is None:
-            self._guard(lambda s: s.ensure_checkpoint(), "undo will not cover this turn")
+            turn = self._guard(lambda s: s.ensure_checkpoint(), "undo will not cover this turn")
+            if turn is not None and turn.skipped:
+                left_out = ", ".join(turn.skipped[:5]) + (" ..." if len(turn.skipped) > 5 else "")
+                self.emit(
+                    Notice("warning", f"not in the checkpoint, so undo cannot restore them: {left_out}")
+                )
 
     def finish_turn(self) -> None:
         if self.store is None or self.store.running is None:

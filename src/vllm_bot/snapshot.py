@@ -9,7 +9,9 @@ stay free of snapshot clutter (they list commits only); the ledger holds what a 
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,23 +46,45 @@ class Change:
 
 
 def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
-    """The tree of the workspace as it is now: tracked plus untracked files that are not ignored."""
+    """The tree of the workspace as it is now: tracked plus untracked files that are not ignored,
+    except new files over the size limit. Also returns what was left out, and why."""
     if not index.exists():
         _seed(repo, index)
-    skipped: tuple[str, ...] = ()
+    big = large_new_files(repo, index)
+    pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path, _ in big)]
+    skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
     try:
-        repo.run("add", "-A", "--ignore-errors", "--", *repo.add_scope(), index=index)
+        repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
     except git_errors()[0] as e:
         stderr = str(getattr(e, "stderr", ""))
         if UNREADABLE_MARK in stderr:
-            skipped = tuple(_unreadable(stderr))
+            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(stderr))
         else:
             # The index is only our cache: a copied index git cannot use (split index, newer format)
             # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
             for stale in (index, index.with_name(index.name + ".lock")):
                 stale.unlink(missing_ok=True)
-            repo.run("add", "-A", "--ignore-errors", "--", *repo.add_scope(), index=index)
+            repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
     return repo.run("write-tree", index=index).strip(), skipped
+
+
+def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
+    """Files not in the snapshot index yet (and not ignored) that are bigger than the limit: a model
+    checkpoint or a dataset would otherwise be copied into git's object store on every session."""
+    if repo.max_file_bytes is None:
+        return []
+    listed = repo.run(
+        "ls-files", "--others", "--exclude-standard", "-z", "--", *repo.add_scope(), index=index
+    )
+    big = []
+    for path in filter(None, listed.split("\0")):
+        try:
+            info = os.lstat(repo.top / path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_size > repo.max_file_bytes:
+            big.append((path, info.st_size))
+    return big
 
 
 def _seed(repo: GitRepo, index: Path) -> None:
