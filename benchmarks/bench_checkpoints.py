@@ -90,7 +90,7 @@ def measure_repo(root: Path, label: str) -> list[dict[str, Any]]:
         row(f"turn-end snapshot ({label})", end, "5 more files modified, 5 added"),
         row(f"next turn checkpoint ({label})", again, "temp index warm; 3 files modified, 3 added"),
         row(f"diff since session start ({label})", diff, "snapshot + git diff"),
-        row(f"undo: plan ({label})", plan_s, "snapshot + 3 tree diffs + blocked-path check"),
+        row(f"undo: plan ({label})", plan_s, "snapshot + tree diffs + blocked-path check"),
         row(f"undo: restore ({label})", apply_s, f"{len(plan.paths)} paths restored or removed"),
     ]
 
