@@ -56,6 +56,8 @@ def undo_command() -> Factory:
             print("\n".join(turn_rows(store)))
             return EXIT_OK
         outcome = undo_last(store, ask=None, force=args.force)
+        if not outcome.done and outcome.lines[0].startswith("Nothing to undo"):
+            outcome.lines.append(f"(session {store.session_id}; `sessions` lists others, --id picks one)")
         print("\n".join(outcome.lines), file=sys.stdout if outcome.done else sys.stderr)
         if outcome.note_for_model:
             _tell_model(store, outcome.note_for_model)
