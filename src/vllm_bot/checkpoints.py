@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .gitrepo import REF_ROOT, GitRepo, atomic_write, git_errors
+from .sessions import newest_first
 from .snapshot import Snapshot, delete_refs, set_ref, take_snapshot, write_tree
 
 CHECKPOINT_DIR = "checkpoints"  # inside .vllm-bot/
@@ -169,7 +170,7 @@ def list_ledgers(state_dir: Path) -> list[Path]:
     folder = state_dir / CHECKPOINT_DIR
     if not folder.is_dir():
         return []
-    return sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    return newest_first(folder.glob("*.json"))
 
 
 def prune_sessions(repo: GitRepo, state_dir: Path, keep: int, current: str) -> list[str]:

@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,14 +180,14 @@ def _apply(
 def list_sessions(state_dir: Path) -> list[LoadedSession]:
     """Every saved session in the workspace, most recently used first."""
     folder = sessions_dir(state_dir)
-    paths = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    paths = newest_first(folder.glob("*.jsonl"))
     return [load_session(p) for p in paths]
 
 
 def find_session(state_dir: Path, wanted: str | None) -> LoadedSession:
     """`wanted`: a session id or a unique prefix of one; None: the most recent session."""
     folder = sessions_dir(state_dir)
-    paths = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    paths = newest_first(folder.glob("*.jsonl"))
     if not paths:
         raise SessionNotFound(
             f"no saved session in {state_dir.parent}; start one with `python cli.py` in that directory"
@@ -209,3 +210,9 @@ def describe_session(s: LoadedSession) -> dict[str, Any]:
         "turns": s.turns,
         "task": task if len(task) <= 70 else task[:69] + "…",
     }
+
+
+def newest_first(paths: Iterable[Path]) -> list[Path]:
+    """Most recently written first; ids start with their creation time, so they break mtime ties
+    (file times are only as fine as the kernel's clock tick)."""
+    return sorted(paths, key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
