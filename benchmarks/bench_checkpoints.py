@@ -87,11 +87,20 @@ def measure_repo(root: Path, label: str) -> list[dict[str, Any]]:
     touch_some(root, 3, "c")
     again, _ = timed(store.ensure_checkpoint)
     store.end_turn()
+    later = CheckpointStore(repo, state, f"bench-{label}-later")
+    touch_some(root, 2, "d")
+    # Worst case: the change comes at once, so no-git waits for the whole warm-up.
+    next_session, _ = timed(lambda: (later.begin_turn("a later session"), later.ensure_checkpoint()))
     kind = "private .vllm-bot/git" if repo.private else "user's repo, index seeded"
     return [
         row(f"first checkpoint ({label})", first, f"{kind}; 10 modified + 10 untracked files"),
         row(f"turn-end snapshot ({label})", end, "5 more files modified, 5 added"),
         row(f"next turn checkpoint ({label})", again, "temp index warm; 3 files modified, 3 added"),
+        row(
+            f"first checkpoint of a later session ({label})",
+            next_session,
+            "new index seeded (user's / last session's); 2 + 2 files",
+        ),
         row(f"diff since session start ({label})", diff, "snapshot + git diff"),
         row(f"undo: plan ({label})", plan_s, "snapshot + tree diffs + blocked-path check"),
         row(f"undo: restore ({label})", apply_s, f"{len(plan.paths)} paths restored or removed"),

@@ -278,3 +278,23 @@ def test_new_files_over_the_size_limit_stay_out_of_snapshots(tmp_path):
     assert tree.split() == ["small.txt"]
     assert undo_last(store, ask=None).done
     assert (ws / "small.txt").read_text() == "s\n" and (ws / "model.safetensors").stat().st_size == 5000
+
+
+def test_a_new_session_starts_from_a_fresh_index(tmp_path):
+    """Seeding keeps the stat data, so git re-hashes only what changed: from the user's index in a
+    repository, from the latest earlier session's index in a plain directory."""
+    from vllm_bot.snapshot import _seed
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.txt").write_text("a\n")
+    first = store_for(plain, session="first")
+    agent_turn(first, "t", lambda: (plain / "a.txt").write_text("b\n"))
+    second = store_for(plain, session="second")
+    _seed(second.repo, second.index)
+    assert second.index.read_bytes() == first.index.read_bytes()
+
+    ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    store = store_for(ws)
+    _seed(store.repo, store.index)
+    assert store.index.read_bytes() == (ws / ".git" / "index").read_bytes()

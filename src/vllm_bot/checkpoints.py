@@ -83,7 +83,8 @@ class CheckpointStore:
 
     def warm_up(self) -> None:
         """Fill the temporary index in the background while the model thinks: the first snapshot of
-        a large workspace without git must hash and store every file (seconds for 200 MB)."""
+        a large workspace without git must hash and store every file (seconds for 200 MB); later
+        sessions start from the previous session's index and only hash what changed."""
         if self._warm is None and not self.index.exists():
             self._warm = threading.Thread(target=self._fill_index, name="checkpoint-warm-up", daemon=True)
             self._warm.start()

@@ -18,6 +18,7 @@ from pathlib import Path
 from .gitrepo import GitRepo, git_errors
 
 UNREADABLE_MARK = "unable to index file"
+SCRATCH_PREFIXES = ("undo-", "commit-")  # short-lived index files of undo and auto-commit
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,20 @@ def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
 
 
 def _seed(repo: GitRepo, index: Path) -> None:
+    """Start a session's index from one whose stat data is fresh, so only changed files are hashed:
+    the user's index, or (without git) the index of the latest earlier session."""
     index.parent.mkdir(parents=True, exist_ok=True)
-    user_index = repo.user_index()
-    if user_index is not None and user_index.is_file():
+    source = repo.user_index() if not repo.private else _latest_sibling(index)
+    if source is not None and source.is_file():
         # copy2 keeps the mtime, which git's racy-entry check compares entry stat data against.
-        shutil.copy2(user_index, index)
+        shutil.copy2(source, index)
+
+
+def _latest_sibling(index: Path) -> Path | None:
+    others = [
+        p for p in index.parent.glob("*.index") if p != index and not p.name.startswith(SCRATCH_PREFIXES)
+    ]
+    return max(others, key=lambda p: p.stat().st_mtime, default=None)
 
 
 def _unreadable(stderr: str) -> list[str]:
