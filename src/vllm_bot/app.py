@@ -22,6 +22,10 @@ examples:
   python cli.py                                  interactive session in this directory
   python cli.py -p "fix the failing test"        one task, headless; the answer goes to stdout
   python cli.py -p - < task.txt                  read the task from stdin
+  python cli.py --continue                       resume the latest session in this directory
+  python cli.py undo                             put back the files the agent changed last turn
+  python cli.py diff [--session]                 what the agent changed (last turn / session)
+  python cli.py sessions                         list saved sessions
 """
 
 
@@ -68,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-iterations", type=int, metavar="N", help="stop after N model requests per task"
     )
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue", dest="continue_", action="store_true", help="resume the latest session here"
+    )
+    resume.add_argument("--resume", metavar="ID", help="resume a saved session (`sessions` lists them)")
     parser.add_argument("--version", action="version", version=f"vllm-bot {__version__}")
     return parser
 
@@ -88,6 +97,9 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
 # imported only when their command is used, so `--help` stays fast. run(args) returns the exit code.
 SUBCOMMANDS: dict[str, str] = {
     "mcp": "vllm_bot.mcp.cli:command",
+    "undo": "vllm_bot.history_cli:undo_command",
+    "diff": "vllm_bot.history_cli:diff_command",
+    "sessions": "vllm_bot.history_cli:sessions_command",
 }
 
 
@@ -116,7 +128,7 @@ def run_session(args: argparse.Namespace) -> int:
     config = load_config(args.config, overrides=overrides_from(args))
     workspace = resolve_workspace(args.workspace)
     task = read_task(args.prompt)
-    session = Session(config, workspace, headless=task is not None)
+    session = Session(config, workspace, headless=task is not None, resume=args.resume, latest=args.continue_)
     if task is not None:
         return session.run_headless(task)
     return session.run_interactive()

@@ -126,6 +126,18 @@ class McpConfig:
 
 
 @dataclass
+class GitConfig:
+    checkpoints: bool = True  # snapshot the workspace before each user turn that changes files
+    auto_commit: bool = False  # commit the agent's changes after each turn (git repositories only)
+    keep_sessions: int = 20  # checkpoints of older sessions are deleted (git gc frees their objects)
+    max_file_mb: int = 50  # new untracked files bigger than this stay out of snapshots (0: no limit)
+    # Never snapshotted in a workspace without git (a git repository uses its own .gitignore).
+    private_excludes: list[str] = field(
+        default_factory=lambda: ["node_modules/", ".venv/", "venv/", "__pycache__/", "*.pyc", ".tox/"]
+    )
+
+
+@dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
@@ -134,6 +146,7 @@ class Config:
     context: ContextConfig = field(default_factory=ContextConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
+    git: GitConfig = field(default_factory=GitConfig)
     source: str = field(default="defaults", compare=False)  # where the file layer came from
 
 

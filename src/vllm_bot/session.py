@@ -12,6 +12,7 @@ from .client import ModelClient
 from .config import Config
 from .errors import EXIT_OK
 from .events import Notice, SessionStarted
+from .history import attach_history
 from .loop import Agent
 from .mcp.bridge import McpTools
 from .prompts import system_prompt
@@ -26,7 +27,15 @@ from .ui.plain import PlainUI
 
 
 class Session:
-    def __init__(self, config: Config, workspace: Path, *, headless: bool) -> None:
+    def __init__(
+        self,
+        config: Config,
+        workspace: Path,
+        *,
+        headless: bool,
+        resume: str | None = None,
+        latest: bool = False,
+    ) -> None:
         self.config = config
         self.workspace = workspace
         self.headless = headless
@@ -54,6 +63,8 @@ class Session:
             sandboxed=self.toolbox.sandboxed,
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
+        # Checkpoints before changes, the saved conversation, --continue / --resume.
+        self.history = attach_history(self, resume, latest=latest)
 
     def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
         """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""
@@ -143,6 +154,7 @@ class Session:
         return Answer(False, message=reply[1:].strip() if reply.lower().startswith("n ") else None)
 
     def close(self) -> None:
+        self.history.close()
         self.mcp.close()
         self.toolbox.close()
         if self.trace:

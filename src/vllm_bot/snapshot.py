@@ -1,0 +1,147 @@
+"""Snapshots of the workspace as git trees, built in a temporary index.
+
+The index file is ours (under `.vllm-bot/checkpoints/`), so the user's index, HEAD, branches and
+stash are never touched. It is seeded once from the user's index, so `git add -A` re-reads only the
+files whose stat data changed (a snapshot of a large, mostly unchanged repository stays cheap).
+Refs point at the trees themselves, not at commits: git gc keeps them, and `git log --all` or gitk
+stay free of snapshot clutter (they list commits only); the ledger holds what a commit would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from .gitrepo import GitRepo, git_errors
+
+UNREADABLE_MARK = "unable to index file"
+SCRATCH_PREFIXES = ("undo-", "commit-")  # short-lived index files of undo and auto-commit
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    tree: str
+    skipped: tuple[str, ...] = ()  # files git could not read (left out of this snapshot)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path that differs between two trees. Modes are git's: "100644", "100755", "120000",
+    "160000" (submodule) or "000000" (absent)."""
+
+    path: str
+    status: str  # A added, D deleted, M modified, T type changed
+    old_mode: str
+    new_mode: str
+
+    @property
+    def old_exists(self) -> bool:
+        return self.old_mode != "000000"
+
+    @property
+    def new_exists(self) -> bool:
+        return self.new_mode != "000000"
+
+
+def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
+    """The tree of the workspace as it is now: tracked plus untracked files that are not ignored,
+    except new files over the size limit. Also returns what was left out, and why."""
+    if not index.exists():
+        _seed(repo, index)
+    big = large_new_files(repo, index)
+    pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path, _ in big)]
+    skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
+    try:
+        repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
+    except git_errors()[0] as e:
+        stderr = str(getattr(e, "stderr", ""))
+        if UNREADABLE_MARK in stderr:
+            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(stderr))
+        else:
+            # The index is only our cache: a copied index git cannot use (split index, newer format)
+            # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
+            for stale in (index, index.with_name(index.name + ".lock")):
+                stale.unlink(missing_ok=True)
+            repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
+    return repo.run("write-tree", index=index).strip(), skipped
+
+
+def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
+    """Files not in the snapshot index yet (and not ignored) that are bigger than the limit: a model
+    checkpoint or a dataset would otherwise be copied into git's object store on every session."""
+    if repo.max_file_bytes is None:
+        return []
+    listed = repo.run(
+        "ls-files", "--others", "--exclude-standard", "-z", "--", *repo.add_scope(), index=index
+    )
+    big = []
+    for path in filter(None, listed.split("\0")):
+        try:
+            info = os.lstat(repo.top / path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_size > repo.max_file_bytes:
+            big.append((path, info.st_size))
+    return big
+
+
+def _seed(repo: GitRepo, index: Path) -> None:
+    """Start a session's index from one whose stat data is fresh, so only changed files are hashed:
+    the user's index, or (without git) the index of the latest earlier session."""
+    index.parent.mkdir(parents=True, exist_ok=True)
+    source = repo.user_index() if not repo.private else _latest_sibling(index)
+    if source is not None and source.is_file():
+        # copy2 keeps the mtime, which git's racy-entry check compares entry stat data against.
+        shutil.copy2(source, index)
+
+
+def _latest_sibling(index: Path) -> Path | None:
+    others = [
+        p for p in index.parent.glob("*.index") if p != index and not p.name.startswith(SCRATCH_PREFIXES)
+    ]
+    return max(others, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def _unreadable(stderr: str) -> list[str]:
+    out = []
+    for line in stderr.splitlines():
+        if UNREADABLE_MARK in line and "'" in line:
+            out.append(line.split("'")[1])
+    return out
+
+
+def take_snapshot(repo: GitRepo, index: Path) -> Snapshot:
+    """The workspace as a tree object (no ref yet, no branch moves)."""
+    tree, skipped = write_tree(repo, index)
+    return Snapshot(tree, skipped)
+
+
+def set_ref(repo: GitRepo, ref: str, tree: str) -> None:
+    repo.run("update-ref", ref, tree)
+
+
+def delete_refs(repo: GitRepo, prefix: str) -> int:
+    """Delete every ref under `prefix` (objects become unreachable; git gc removes them later)."""
+    refs = repo.run("for-each-ref", "--format=%(refname)", prefix).split()
+    for ref in refs:
+        repo.run("update-ref", "-d", ref)
+    return len(refs)
+
+
+def changes(repo: GitRepo, old: str, new: str) -> list[Change]:
+    """Paths in the workspace that differ between two tree-ish objects (renames as delete + add)."""
+    out = repo.run("diff-tree", "-r", "-z", "--no-renames", old, new, "--", *repo.scope())
+    fields = out.split("\0")
+    result = []
+    i = 0
+    while i + 1 < len(fields):
+        meta, path = fields[i], fields[i + 1]
+        i += 2
+        if not meta.startswith(":"):
+            continue
+        old_mode, new_mode, _old_sha, _new_sha, status = meta[1:].split(" ")
+        result.append(Change(path, status[0], old_mode, new_mode))
+    return result

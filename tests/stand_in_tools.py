@@ -1,0 +1,76 @@
+"""A minimal executor for write and exec (the real one lives in the `tools` package, on another
+branch): real file writes and real shell commands, enough to drive the loop end to end."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from vllm_bot.calls import ToolCall, ToolResult, error_result, text_result
+from vllm_bot.tooldefs import TOOL_DEFINITIONS
+
+
+class StandInTools:
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.definitions = TOOL_DEFINITIONS
+
+    def execute_call(self, call: ToolCall, **_: Any) -> ToolResult:
+        args = call.arguments
+        if call.name == "write":
+            path = self.workspace / args["path"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(args["content"])
+            return text_result(call, f"wrote {args['path']}")
+        if call.name == "exec":
+            done = subprocess.run(
+                args["command"], shell=True, cwd=self.workspace, capture_output=True, text=True
+            )
+            return text_result(call, f"exit {done.returncode}\n{done.stdout}{done.stderr}")
+        return error_result(call, f"{call.name} is not available in this test")
+
+    def preview(self, name: str, args: dict[str, Any]) -> str | None:
+        return None
+
+
+def agent_session(
+    ws: Path,
+    base_url: str,
+    *,
+    approval: str = "full-auto",
+    resume: str | None = None,
+    latest: bool = False,
+    auto_commit: bool = False,
+    checkpoints: bool = True,
+    emit: Any = None,
+) -> Any:
+    """What Session wires together, minus the tools package: a real client, the real approval gate
+    and loop, `attach_history`. Returns a session-like namespace (slash commands accept it)."""
+    from types import SimpleNamespace
+
+    from vllm_bot.approval import ApprovalGate
+    from vllm_bot.client import ModelClient
+    from vllm_bot.config import Config
+    from vllm_bot.events import ignore
+    from vllm_bot.history import attach_history
+    from vllm_bot.loop import Agent
+    from vllm_bot.statedir import workspace_state_dir
+
+    config = Config()
+    config.vllm.base_url = base_url
+    config.vllm.timeout = 20
+    config.agent.approval = approval  # type: ignore[assignment]
+    config.git.auto_commit = auto_commit
+    config.git.checkpoints = checkpoints
+    client = ModelClient(config.vllm, system_prompt=lambda text_mode, definitions: "SYSTEM")
+    client.resolve_model()
+    said: list[str] = []
+    session = SimpleNamespace(
+        config=config, workspace=ws, state_dir=workspace_state_dir(ws), client=client, said=said
+    )
+    session.say = said.append
+    gate = ApprovalGate(approval, None)
+    session.agent = Agent(client, StandInTools(ws), config.agent, emit or ignore, gate=gate)
+    session.history = attach_history(session, resume, latest=latest)
+    return session
