@@ -14,6 +14,8 @@ from typing import Any
 from . import __version__
 from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
 
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
 DESCRIPTION = "vLLM Bot: an autonomous coding agent for local models served by vLLM."
 EPILOG = """exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
 2 usage or config error, 3 stopped by a limit (iterations, loop guard, context).
@@ -22,6 +24,8 @@ examples:
   python cli.py                                  interactive session in this directory
   python cli.py -p "fix the failing test"        one task, headless; the answer goes to stdout
   python cli.py -p - < task.txt                  read the task from stdin
+  python cli.py -p "..." --output-format json    one JSON object with the answer, calls and usage
+  python cli.py --demo                           a scripted demo task, no GPU or server needed
 """
 
 
@@ -68,6 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-iterations", type=int, metavar="N", help="stop after N model requests per task"
     )
+    parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default=None,
+        help="with -p: text (the answer, default), json (one object) or stream-json (one event per line); "
+        "see docs/output-schema.md",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="run a scripted demo task on a throwaway sample project (no GPU or server needed)",
+    )
     parser.add_argument("--version", action="version", version=f"vllm-bot {__version__}")
     return parser
 
@@ -113,12 +129,20 @@ def run_session(args: argparse.Namespace) -> int:
     from .config import load_config
     from .session import Session
 
+    if args.output_format is not None and args.prompt is None:
+        raise UsageError("--output-format applies to headless runs: add -p TASK")
+    if args.demo:
+        if args.prompt is not None:
+            raise UsageError("--demo runs its own task; leave out -p")
+        from .demo import run_demo
+
+        return run_demo(args)
     config = load_config(args.config, overrides=overrides_from(args))
     workspace = resolve_workspace(args.workspace)
     task = read_task(args.prompt)
     session = Session(config, workspace, headless=task is not None)
     if task is not None:
-        return session.run_headless(task)
+        return session.run_headless(task, args.output_format or "text")
     return session.run_interactive()
 
 
