@@ -240,3 +240,16 @@ def test_banner_rows_say_when_the_window_is_assumed_and_shorten_the_sandbox():
     assert len(rows["sandbox"]) < 140 and rows["sandbox"].endswith("(/sandbox lists all)")
     off = BannerInfo("m", "u", None, False, "off", "ask", "sandbox: OFF (auto) - " + "x, " * 80, "/w")
     assert dict(off.rows())["sandbox"].startswith("OFF") and len(dict(off.rows())["sandbox"]) > 200
+
+
+def test_live_window_keeps_the_last_lines_and_reopens_a_cut_code_block():
+    stream = MarkdownStream()
+    stream.feed("Intro.\n\n```python\n" + "".join(f"x{i} = {i}\n" for i in range(100)) + "x100 =")
+    assert stream.in_fence
+    window = stream.live_window(5).split("\n")
+    assert window == ["```python", "x96 = 96", "x97 = 97", "x98 = 98", "x99 = 99", "x100 ="]
+    stream.feed(" 100\n```\n\n")
+    assert not stream.in_fence and stream.live_window(5) == ""
+    stream.feed("line one\nline two\nline three")
+    assert stream.live_window(2) == "line two\nline three"
+    assert stream.live_window(10) == "line one\nline two\nline three"

@@ -17,7 +17,7 @@ from ..tools.context import count_lines, human_size, plural
 _BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _INVISIBLE = set("\u200b\u200c\u200d\u2060\ufeff")
 T = TypeVar("T")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def safe_text(text: str, *, keep_newlines: bool = True) -> str:
@@ -171,7 +171,7 @@ class MarkdownStream:
             self._take_line(line)
 
     def _take_line(self, line: str) -> None:
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if match and (not self._in_fence or match.group(1)[0] == self._fence[0]):
             if self._in_fence and len(match.group(1)) >= len(self._fence) and not line.strip().strip("`~"):
                 self._in_fence = False
@@ -190,6 +190,23 @@ class MarkdownStream:
     @property
     def live(self) -> str:
         return self.tail + self._line
+
+    @property
+    def in_fence(self) -> bool:
+        """Is the live tail inside an unfinished code block?"""
+        return self._in_fence
+
+    def live_window(self, max_lines: int) -> str:
+        """The last `max_lines` lines of the live tail, as valid Markdown: a code block cut at the top
+        reopens its fence, so the live view stays highlighted and costs the same at any length."""
+        live = self.live
+        if live.count("\n") < max_lines:
+            return live
+        lines = live.split("\n")[-max_lines:]
+        if self._in_fence:
+            opening = next(ln for ln in self.tail.split("\n") if FENCE.match(ln))
+            return opening + "\n" + "\n".join(lines)
+        return "\n".join(lines)
 
     def flush(self) -> str:
         """Everything not yet taken (at the end of the reply)."""

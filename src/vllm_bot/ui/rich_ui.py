@@ -39,6 +39,7 @@ from ..events import (
 from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import (
+    FENCE,
     MarkdownStream,
     TailBuffer,
     call_title,
@@ -78,6 +79,7 @@ class _LiveView:
         self.reasoning_tail = ""
         self.reasoning_chars = 0
         self.markdown_tail = ""
+        self.in_code = False  # an unfinished code block: drawn plain, highlighted once it is complete
         self.tail: TailBuffer | None = None
         self._cache: tuple[str, int, list[list[Segment]]] | None = None
 
@@ -106,7 +108,10 @@ class _LiveView:
         text, width = self.markdown_tail, options.max_width
         if self._cache is None or self._cache[:2] != (text, width):
             lines = []
-            if text.strip():
+            if self.in_code:  # highlighting a growing block at every redraw would cost a core's tenth
+                code = "\n".join(ln for ln in text.split("\n") if not FENCE.match(ln))
+                lines = console.render_lines(Text(code, style="cyan", no_wrap=True), options, pad=False)
+            elif text.strip():
                 lines = console.render_lines(Markdown(text), options.update(height=None), pad=False)
             while lines and not "".join(seg.text for seg in lines[-1]).strip():
                 lines.pop()  # Markdown ends blocks with a blank line; the live view should not
@@ -216,7 +221,8 @@ class RichUI:
         done = self._markdown.take_done()
         if done.strip():
             self.console.print(Markdown(done))
-        self._view.markdown_tail = self._markdown.live
+        self._view.in_code = self._markdown.in_fence
+        self._view.markdown_tail = self._markdown.live_window(max(3, self.console.size.height - 4))
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self._end_reply()
