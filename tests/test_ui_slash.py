@@ -139,3 +139,9 @@ def test_completions_for_commands_their_choices_and_paths(tmp_path):
 )
 def test_what_counts_as_a_command(text, command):
     assert is_command(text) == command
+
+
+def test_status_line_takes_extra_fields(session):
+    session.add_status_field(lambda: "cache 42%")
+    session.agent.run("hi")
+    assert "· cache 42%]" in said(session)

@@ -7,6 +7,7 @@ both drive the parts built here.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,10 @@ class Session:
 
     def add_consumer(self, consumer: Any) -> None:
         self.consumers.append(consumer)
+
+    def add_status_field(self, field: Callable[[], str | None]) -> None:
+        """One more field for the status line after each task (e.g. a prefix-cache hit rate)."""
+        self.front.status.extras.append(field)
 
     def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
         """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""

@@ -13,7 +13,8 @@ from .display import format_arguments, safe_text, split_diff
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this session (or type what to do instead): "
 ALWAYS_NOTE = {
-    "exec": "always: commands starting the same way run without asking for the rest of this session",
+    "exec": "always: this command (sandboxed: commands starting the same way) runs without asking "
+    "for the rest of this session",
     "write": "always: file writes run without asking for the rest of this session",
     "edit": "always: file edits run without asking for the rest of this session",
 }
