@@ -145,3 +145,34 @@ def test_status_line_takes_extra_fields(session):
     session.add_status_field(lambda: "cache 42%")
     session.agent.run("hi")
     assert "· cache 42%]" in said(session)
+
+
+def test_a_session_without_a_terminal_reads_one_message_per_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = [Reply(content="First answer."), Reply(content="Second answer.")]
+    with FakeVLLM(script) as server:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                str(root / "cli.py"),
+                "--workspace",
+                str(tmp_path),
+                "--base-url",
+                server.base_url,
+            ],
+            input="first task\n/approval\n/nosuch\nsecond task\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={k: v for k, v in os.environ.items() if k != "DEBUG"},
+        )
+        server.assert_done()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "First answer.\nSecond answer.\n"  # answers on stdout, nothing else
+    assert "Approval mode: auto-edit." in proc.stderr and "Unknown command /nosuch." in proc.stderr
+    assert "\x1b[" not in proc.stdout + proc.stderr
