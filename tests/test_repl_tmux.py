@@ -73,6 +73,10 @@ class Terminal:
                 raise AssertionError(f"{needle!r} did not appear on the screen:\n{screen}")
             time.sleep(0.05)
 
+    def prompt(self, after: str) -> None:
+        """Wait for the input prompt drawn after `after` (keys such as Ctrl-D need it active)."""
+        self.wait_for("\n>", after=after)
+
     def exit_code(self, timeout: float = 20.0) -> int:
         deadline = time.monotonic() + timeout
         while not self.exit_file.exists() or not self.exit_file.read_text().strip():
@@ -189,9 +193,9 @@ def test_ctrl_c_stops_a_command_and_a_reply_and_the_session_goes_on(terminal, tm
         assert "word599" not in term.screen()
         term.type("go on")
         term.keys("Enter")
-        term.wait_for("Continuing.")
+        term.prompt(after="Continuing.")
         term.keys("C-c")  # at an empty prompt: asks to confirm
-        term.wait_for("press Ctrl-C again to exit")
+        term.prompt(after="press Ctrl-C again to exit")
         assert not term.exit_file.exists()
         term.keys("C-c")
         assert term.exit_code() == 0
@@ -227,7 +231,7 @@ def test_approval_prompt_shows_what_runs_and_no_carries_a_reason(terminal):
         assert "$ touch approved.txt" in screen.rsplit("n keep sum as it is", 1)[1]
         term.type("y")
         term.keys("Enter")
-        term.wait_for("Done.")
+        term.prompt(after="Done.")
         assert (ws / "calc.py").read_text() == old and (ws / "approved.txt").exists()
         term.keys("C-d")
         assert term.exit_code() == 0

@@ -173,23 +173,23 @@ class Repl:
         self.session.start()
         self.front.banner(self.session.banner_info())
         while True:
-            self.session.mcp.sync()
             try:
                 text = self._read()
+                if text is None or not text.strip():
+                    continue
+                if is_command(text.strip()):
+                    self.command(text.strip())
+                else:
+                    self.task(text)
             except (EOFError, ExitSession):
                 return EXIT_OK
-            if text is None or not text.strip():
-                continue
-            if is_command(text.strip()):
-                try:
-                    self.command(text.strip())
-                except ExitSession:
-                    return EXIT_OK
-            else:
-                self.task(text)
+            except KeyboardInterrupt:  # Ctrl-C between a task's end and the prompt: not an exit
+                close_open_calls(self.session.agent.conversation)
+                self.front.stop_live()
 
     def _read(self) -> str | None:
         try:
+            self.session.mcp.sync()
             text = self.reader.read()
         except KeyboardInterrupt:
             if self._exit_armed:
