@@ -10,24 +10,22 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 IMPORT = re.compile(r"^\s*(from|import)\s+(rich|prompt_toolkit)\b", re.MULTILINE)
 
 
-def test_only_the_rich_ui_module_imports_rich():
-    importers = {
+def importers(library):
+    """Modules under src/ that import `library`."""
+    return {
         str(path.relative_to(SRC))
         for path in SRC.rglob("*.py")
         for match in IMPORT.finditer(path.read_text())
-        if match.group(2) == "rich"
+        if match.group(2) == library
     }
-    assert importers == {"vllm_bot/ui/rich_ui.py"}
+
+
+def test_only_the_rich_ui_module_imports_rich():
+    assert importers("rich") == {"vllm_bot/ui/rich_ui.py"}
 
 
 def test_prompt_toolkit_is_only_used_by_the_terminal_input_and_prompt():
-    importers = {
-        str(path.relative_to(SRC))
-        for path in SRC.rglob("*.py")
-        for match in IMPORT.finditer(path.read_text())
-        if match.group(2) == "prompt_toolkit"
-    }
-    assert importers <= {"vllm_bot/repl.py", "vllm_bot/ui/rich_ui.py"}
+    assert importers("prompt_toolkit") <= {"vllm_bot/repl.py", "vllm_bot/ui/rich_ui.py"}
 
 
 def test_help_and_headless_modules_do_not_load_the_terminal_libraries():
