@@ -108,9 +108,7 @@ class Agent:
             try:
                 turn = self._ask()
             except Interrupted as e:
-                if e.turn is not None:
-                    self.conversation.add_turn(e.turn)  # kept, marked partial; it has no calls
-                return self._interrupted(e.turn.content if e.turn else "", iteration)
+                return self._interrupted(e.turn, iteration)
             self.conversation.add_turn(turn)
             self._account(turn, time.monotonic() - turn_started)
             if not turn.tool_calls:
@@ -118,7 +116,7 @@ class Agent:
             results, problems = self._run_calls(turn.tool_calls)
             self.conversation.add_results(results, turn.via)
             if self.cancel.requested:
-                return self._interrupted(turn.content, iteration)
+                return self._interrupted(None, iteration)
             malformed_streak = malformed_streak + 1 if problems else 0
             if malformed_streak >= self.config.max_malformed_replies:
                 return self._stop(
@@ -203,9 +201,12 @@ class Agent:
             reason, f"{message}\n{summarize_progress(self.conversation)}", EXIT_LIMIT, iterations
         )
 
-    def _interrupted(self, partial: str, iterations: int) -> Outcome:
-        """The user stopped the task (Ctrl-C); the conversation stays consistent for the next one."""
-        answer = partial.strip() or "Interrupted by the user."
+    def _interrupted(self, partial: AssistantTurn | None, iterations: int) -> Outcome:
+        """The user stopped the task (Ctrl-C); the conversation stays consistent for the next one.
+        A reply cut short is kept in history, marked partial (it has no calls)."""
+        if partial is not None:
+            self.conversation.add_turn(partial)
+        answer = (partial.content.strip() if partial else "") or "Interrupted by the user."
         self.emit(TaskFinished("interrupted", answer, EXIT_LIMIT, iterations, self.usage))
         return Outcome("interrupted", answer, EXIT_LIMIT, iterations)
 

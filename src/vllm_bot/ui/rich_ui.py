@@ -54,14 +54,7 @@ from .display import (
 from .status import StatusLine
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-DIFF_STYLES = {
-    "add": "green",
-    "remove": "red",
-    "hunk": "cyan",
-    "header": "bold",
-    "note": "dim",
-    "context": "",
-}
+DIFF_STYLES = {"add": "green", "remove": "red", "hunk": "cyan", "header": "bold", "note": "dim"}
 WRITE_PREVIEW_LINES = 12
 DIFF_LINES = 40
 RESULT_LINES = 8
@@ -309,7 +302,7 @@ class RichUI:
         shown, more = fold_head(diff_lines(diff), DIFF_LINES)
         text = Text()
         for item in shown:
-            text.append("    " + item.text + "\n", style=DIFF_STYLES[item.kind])
+            text.append("    " + item.text + "\n", style=DIFF_STYLES.get(item.kind, ""))
         if more:
             text.append(f"    … {more:,} more diff lines\n", style="dim")
         self.console.print(text, end="")
