@@ -1,7 +1,7 @@
 """Command line: parse arguments, load config, wire the parts together and run.
 
 Flags, sub-commands and exit codes here are a contract relied on by users' scripts: add, never rename.
-Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopped by a limit.
+Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopped by a limit or Ctrl-C.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 DESCRIPTION = "vLLM Bot: an autonomous coding agent for local models served by vLLM."
 EPILOG = """exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
-2 usage or config error, 3 stopped by a limit (iterations, loop guard, context).
+2 usage or config error, 3 stopped by a limit (iterations, loop guard, context) or by Ctrl-C.
 
 examples:
   python cli.py                                  interactive session in this directory
