@@ -7,6 +7,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from vllm_bot.approval import ApprovalGate
 from vllm_bot.client import ModelClient
 from vllm_bot.config import AgentConfig, ContextConfig, ToolsConfig, VllmConfig
@@ -146,3 +148,18 @@ def test_close_open_calls_repairs_a_turn_left_without_results(tmp_path):
     assert close_open_calls(agent.conversation) == 1
     assert last_results(agent)[0].tool_call_id == turn.tool_calls[0].id
     assert close_open_calls(agent.conversation) == 0
+
+
+def test_a_keyboard_interrupt_inside_exec_still_kills_the_tree(tmp_path):
+    """Without the SIGINT routing (or on a second Ctrl-C) the exception unwinds exec: no survivors."""
+    executor = ToolExecutor(tmp_path, ToolsConfig(exec_timeout=30), state_dir=tmp_path / ".vllm-bot")
+
+    def on_output(text):
+        if "started" in text:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        executor.execute(
+            "exec", {"command": "sleep 300 & echo $! > child.pid; echo started; wait"}, on_output=on_output
+        )
+    assert wait_dead(int((tmp_path / "child.pid").read_text()))
