@@ -26,6 +26,7 @@ class Terminal:
 
     def __init__(self, tmp_path: Path, args: list[str], width: int = 110, height: int = 45) -> None:
         self.socket = f"vllm-bot-test-{uuid.uuid4().hex[:12]}"
+        self.zombies_before = zombie_children()
         self.exit_file = tmp_path / "exit-code"
         env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PYTHONDONTWRITEBYTECODE": "1"}
         command = " ".join(shlex.quote(a) for a in [sys.executable, str(ROOT / "cli.py"), *args])
@@ -86,7 +87,58 @@ class Terminal:
         return int(self.exit_file.read_text())
 
     def close(self) -> None:
+        try:
+            server = int(self.tmux("display-message", "-p", "-t", "main", "#{pid}"))
+        except (subprocess.CalledProcessError, ValueError):
+            server = None
+        family = _family(server) if server else set()
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+        _reap(family, self.zombies_before)
+
+
+def _stat(pid: int | str) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _children_by_parent() -> dict[int, list[tuple[int, str]]]:
+    """parent pid -> [(pid, state)] for every process in /proc."""
+    table: dict[int, list[tuple[int, str]]] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit():
+                state, parent = _stat(entry.name)[:2]
+                table.setdefault(int(parent), []).append((int(entry.name), state))
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def _family(root: int) -> set[int]:
+    """`root` and all its descendants."""
+    table = _children_by_parent()
+    family, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        family.add(pid)
+        todo += [child for child, _ in table.get(pid, [])]
+    return family
+
+
+def zombie_children() -> set[int]:
+    return {pid for pid, state in _children_by_parent().get(os.getpid(), []) if state == "Z"}
+
+
+def _reap(family: set[int], before: set[int], seconds: float = 3.0) -> None:
+    """Once the exec tool has made pytest a child subreaper, processes orphaned by this test (the
+    tmux server and its panes, helpers the sandbox probe leaves) become our children when they die.
+    Reap the ones that appeared during the test, so zombies do not pile up for later tests."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for pid in zombie_children() - before:
+            os.waitpid(pid, os.WNOHANG)
+        if not any(Path(f"/proc/{pid}").exists() for pid in family):
+            return
+        time.sleep(0.02)
 
 
 @pytest.fixture
