@@ -1,7 +1,7 @@
 """Command line: parse arguments, load config, wire the parts together and run.
 
 Flags, sub-commands and exit codes here are a contract relied on by users' scripts: add, never rename.
-Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopped by a limit.
+Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopped by a limit or Ctrl-C.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from typing import Any
 from . import __version__
 from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
 
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
 DESCRIPTION = "vLLM Bot: an autonomous coding agent for local models served by vLLM."
 EPILOG = """exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
-2 usage or config error, 3 stopped by a limit (iterations, loop guard, context).
+2 usage or config error, 3 stopped by a limit (iterations, loop guard, context) or by Ctrl-C.
 
 examples:
   python cli.py                                  interactive session in this directory
@@ -26,6 +28,8 @@ examples:
   python cli.py undo                             put back the files the agent changed last turn
   python cli.py diff [--session]                 what the agent changed (last turn / session)
   python cli.py sessions                         list saved sessions
+  python cli.py -p "..." --output-format json    one JSON object with the answer, calls and usage
+  python cli.py --demo                           a scripted demo task, no GPU or server needed
 """
 
 
@@ -77,6 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--continue", dest="continue_", action="store_true", help="resume the latest session here"
     )
     resume.add_argument("--resume", metavar="ID", help="resume a saved session (`sessions` lists them)")
+    parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default=None,
+        help="with -p: text (the answer, default), json (one object) or stream-json (one event per line); "
+        "see docs/output-schema.md",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="run a scripted demo task on a throwaway sample project (no GPU or server needed)",
+    )
     parser.add_argument("--version", action="version", version=f"vllm-bot {__version__}")
     return parser
 
@@ -125,12 +141,20 @@ def run_session(args: argparse.Namespace) -> int:
     from .config import load_config
     from .session import Session
 
+    if args.output_format is not None and args.prompt is None:
+        raise UsageError("--output-format applies to headless runs: add -p TASK")
+    if args.demo:
+        if args.prompt is not None:
+            raise UsageError("--demo runs its own task; leave out -p")
+        from .demo import run_demo
+
+        return run_demo(args)
     config = load_config(args.config, overrides=overrides_from(args))
     workspace = resolve_workspace(args.workspace)
     task = read_task(args.prompt)
     session = Session(config, workspace, headless=task is not None, resume=args.resume, latest=args.continue_)
     if task is not None:
-        return session.run_headless(task)
+        return session.run_headless(task, args.output_format or "text")
     return session.run_interactive()
 
 

@@ -138,6 +138,13 @@ class GitConfig:
 
 
 @dataclass
+class UiConfig:
+    show_reasoning: bool = False  # show the model's reasoning (dimmed) instead of a one-line summary
+    refresh_per_second: float = 8.0  # redraws of the live terminal view at most (cost: CPU per token)
+    output_lines: int = 10  # lines of a running command's output shown live (its tail)
+
+
+@dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
@@ -147,6 +154,7 @@ class Config:
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
     git: GitConfig = field(default_factory=GitConfig)
+    ui: UiConfig = field(default_factory=UiConfig)
     source: str = field(default="defaults", compare=False)  # where the file layer came from
 
 

@@ -19,6 +19,7 @@ from .dispatch import check_call
 from .errors import EXIT_LIMIT, EXIT_OK
 from .events import (
     Emit,
+    Event,
     IterationStarted,
     Notice,
     TaskFinished,
@@ -27,6 +28,7 @@ from .events import (
     ToolOutput,
     UsageReported,
 )
+from .interrupts import Cancel, Interrupted, PartialReply, interrupted_results
 from .loopguard import LoopGuard
 from .progress import summarize_progress
 
@@ -73,6 +75,7 @@ class Agent:
         *,
         gate: Gate = allow_all,
         conversation: Conversation | None = None,
+        cancel: Cancel | None = None,
     ) -> None:
         self.client = client
         self.executor = executor
@@ -82,11 +85,13 @@ class Agent:
         self.conversation = conversation or Conversation()
         self.usage = Usage()
         self.guard = LoopGuard(config.loop_warn_after, config.loop_stop_after)
+        self.cancel = cancel or Cancel()  # the front end routes Ctrl-C here while a task runs
 
     def run(self, task: str) -> Outcome:
         """Work on one user message until the model answers without tool calls or a limit stops it."""
         self.conversation.add_user(task)
         self.guard.reset()
+        self.cancel.reset()
         malformed_streak = 0
         limit = self.config.max_iterations
         started = time.monotonic()
@@ -100,13 +105,18 @@ class Agent:
                 )
             self.emit(IterationStarted(iteration, limit))
             turn_started = time.monotonic()
-            turn = self.client.complete(self.conversation, self.executor.definitions, self.emit)
+            try:
+                turn = self._ask()
+            except Interrupted as e:
+                return self._interrupted(e.turn, iteration)
             self.conversation.add_turn(turn)
             self._account(turn, time.monotonic() - turn_started)
             if not turn.tool_calls:
                 return self._finish("done", turn.content, EXIT_OK, iteration)
             results, problems = self._run_calls(turn.tool_calls)
             self.conversation.add_results(results, turn.via)
+            if self.cancel.requested:
+                return self._interrupted(None, iteration)
             malformed_streak = malformed_streak + 1 if problems else 0
             if malformed_streak >= self.config.max_malformed_replies:
                 return self._stop(
@@ -128,20 +138,42 @@ class Agent:
             limit,
         )
 
+    def _ask(self) -> AssistantTurn:
+        """One model turn; Ctrl-C while it streams raises Interrupted with the text so far."""
+        partial = PartialReply("native" if getattr(self.client, "function_calling", True) else "text")
+
+        def emit(event: Event) -> None:
+            partial.observe(event)
+            self.emit(event)
+
+        try:
+            return self.client.complete(self.conversation, self.executor.definitions, emit)
+        except KeyboardInterrupt:
+            raise Interrupted(partial.turn()) from None
+
     def _run_calls(self, calls: list[ToolCall]) -> tuple[list[ToolResult], list[str]]:
-        """Run every call in order; exactly one result per call. Returns (results, malformed problems)."""
+        """Run every call in order; exactly one result per call (an interrupt answers the rest).
+        Returns (results, malformed problems)."""
         results: list[ToolResult] = []
         problems: list[str] = []
         for call in calls:
+            if self.cancel.requested:
+                break
             problem = check_call(call, self.executor.definitions)
             if problem is not None:
                 problems.append(problem)
                 result = error_result(call, problem)
                 self.emit(ToolCallFinished(call, result, 0.0))
             else:
-                result = self._run_one(call)
+                try:
+                    result = self._run_one(call)
+                except KeyboardInterrupt:
+                    self.cancel.event.set()
+                    rest = interrupted_results(calls, results, mid_call=True)
+                    self.emit(ToolCallFinished(call, rest[len(results)], 0.0))
+                    return rest, problems
             results.append(result)
-        return results, problems
+        return interrupted_results(calls, results, mid_call=False), problems
 
     def _run_one(self, call: ToolCall) -> ToolResult:
         refused = self.gate(call)
@@ -150,7 +182,10 @@ class Agent:
             return refused
         self.emit(ToolCallStarted(call))
         started = time.monotonic()
-        result = self.executor.execute_call(call, on_output=lambda text: self.emit(ToolOutput(call.id, text)))
+        with self.cancel.tool():
+            result = self.executor.execute_call(
+                call, on_output=lambda text: self.emit(ToolOutput(call.id, text)), cancel=self.cancel.event
+            )
         self.emit(ToolCallFinished(call, result, time.monotonic() - started))
         return result
 
@@ -165,6 +200,15 @@ class Agent:
         return self._finish(
             reason, f"{message}\n{summarize_progress(self.conversation)}", EXIT_LIMIT, iterations
         )
+
+    def _interrupted(self, partial: AssistantTurn | None, iterations: int) -> Outcome:
+        """The user stopped the task (Ctrl-C); the conversation stays consistent for the next one.
+        A reply cut short is kept in history, marked partial (it has no calls)."""
+        if partial is not None:
+            self.conversation.add_turn(partial)
+        answer = (partial.content.strip() if partial else "") or "Interrupted by the user."
+        self.emit(TaskFinished("interrupted", answer, EXIT_LIMIT, iterations, self.usage))
+        return Outcome("interrupted", answer, EXIT_LIMIT, iterations)
 
     def _finish(self, reason: str, answer: str, code: int, iterations: int) -> Outcome:
         if code != EXIT_OK:

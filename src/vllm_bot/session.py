@@ -1,29 +1,30 @@
-"""One agent session: builds the client, tools, gate and front ends from config and runs tasks."""
+"""One agent session: builds the client, tools, gate and front ends from config and runs tasks.
+
+This is the composition root. The interactive loop lives in repl.py, the `-p` flow in headless.py;
+both drive the parts built here.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .approval import Answer, ApprovalGate
-from .calls import ToolCall
+from .approval import ApprovalGate
 from .client import ModelClient
 from .config import Config
-from .errors import EXIT_OK
-from .events import Notice, SessionStarted
+from .events import Event, Notice, SessionStarted
 from .history import attach_history
 from .loop import Agent
 from .mcp.bridge import McpTools
 from .prompts import system_prompt
-from .slash import UnknownCommand, dispatch
-from .slash_core import ExitSession
 from .statedir import workspace_state_dir
 from .toolbox import build_toolbox
 from .trace import Trace
-from .ui import fanout
+from .ui import front_end
+from .ui.banner import BannerInfo, git_status
 from .ui.debuglog import DebugLog
-from .ui.plain import PlainUI
 
 
 class Session:
@@ -33,6 +34,7 @@ class Session:
         workspace: Path,
         *,
         headless: bool,
+        front: Any = None,
         resume: str | None = None,
         latest: bool = False,
     ) -> None:
@@ -45,26 +47,39 @@ class Session:
         if config.agent.debug:
             self.trace = Trace.in_state_dir(self.state_dir, secrets=[config.vllm.api_key])
             print(f"[DEBUG] Trace of raw requests and responses: {self.trace.path}", file=sys.stderr)
-        consumers: list[Any] = [PlainUI(stream_text=not headless)]
-        if config.agent.debug:
-            consumers.append(DebugLog())
-        self.emit = fanout(consumers)
         self.client = ModelClient(
             config.vllm, system_prompt=self._system_prompt, trace=self.trace, context=config.context
         )
+        self.front = front if front is not None else front_end(config.ui, headless=headless)
+        self.consumers: list[Any] = [self.front]
+        self.debug_log: DebugLog | None = None
+        if config.agent.debug:
+            self.set_debug(True)
         self.toolbox = build_toolbox(config, workspace, self.state_dir)
         self.executor = self.toolbox.executor
         self.mcp = McpTools(config, workspace, self.state_dir)
         interactive = not headless and sys.stdin.isatty()
         self.gate = ApprovalGate(
             config.agent.approval,
-            self._confirm if interactive else None,
+            self.front.confirm if interactive else None,
             preview=self.mcp.preview(self.executor.preview),
             sandboxed=self.toolbox.sandboxed,
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         # Checkpoints before changes, the saved conversation, --continue / --resume.
         self.history = attach_history(self, resume, latest=latest)
+
+    def emit(self, event: Event) -> None:
+        """Feed every consumer (front end, DEBUG log, JSON writers, ...) in order."""
+        for consumer in self.consumers:
+            consumer(event)
+
+    def add_consumer(self, consumer: Any) -> None:
+        self.consumers.append(consumer)
+
+    def add_status_field(self, field: Callable[[], str | None]) -> None:
+        """One more field for the status line after each task (e.g. a prefix-cache hit rate)."""
+        self.front.status.extras.append(field)
 
     def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
         """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""
@@ -78,6 +93,9 @@ class Session:
                 text_mode=text_mode,
             )
         return self._prompts[key]
+
+    def current_system_prompt(self) -> str:
+        return self._system_prompt(not self.client.function_calling, self.executor.definitions)
 
     def start(self) -> None:
         """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
@@ -97,63 +115,54 @@ class Session:
         for problem in self.toolbox.sandbox.problems:
             self.emit(Notice("warning", f"sandbox: {problem}"))
 
-    def run_headless(self, task: str) -> int:
-        self.start()
-        try:
-            self.mcp.sync(wait=True)
-            outcome = self.agent.run(task)
-        finally:
-            self.close()
-        if outcome.exit_code == EXIT_OK:
-            print(outcome.answer)
-        return outcome.exit_code
+    def banner_info(self, label: str = "") -> BannerInfo:
+        client = self.client
+        fc = "on" if client.function_calling else "off (text tool protocol)"
+        if client.fell_back:
+            fc = "fell back to the text tool protocol (the server has no tool-call parser)"
+        return BannerInfo(
+            model=client.model,
+            base_url=self.config.vllm.base_url,
+            context_window=client.context_window,
+            window_assumed=client.context.window_assumed,
+            function_calling=fc,
+            approval=self.gate.mode,
+            sandbox=self.toolbox.status.describe(),
+            workspace=str(self.workspace),
+            git=lambda: git_status(self.workspace),
+            label=label,
+        )
+
+    def run_headless(self, task: str, output_format: str = "text") -> int:
+        from .headless import run_headless
+
+        return run_headless(self, task, output_format)
 
     def run_interactive(self) -> int:
-        self.start()
-        print(
-            f"vLLM Bot {self.client.model} at {self.config.vllm.base_url} | workspace {self.workspace}\n"
-            "Type a task, /exit to quit.",
-            file=sys.stderr,
-        )
-        try:
-            while True:
-                self.mcp.sync()
-                try:
-                    line = input("> ").strip()
-                except EOFError:
-                    return EXIT_OK
-                if not line:
-                    continue
-                if line.startswith("/"):
-                    try:
-                        dispatch(self, line)
-                    except ExitSession:
-                        return EXIT_OK
-                    except UnknownCommand as e:
-                        self.say(str(e))
-                    continue
-                self.mcp.sync(wait=True)
-                self.agent.run(line)
-        finally:
-            self.close()
+        from .repl import run_repl
+
+        return run_repl(self)
 
     def say(self, text: str) -> None:
         """A line for the user (slash command output)."""
-        print(text, file=sys.stderr)
+        self.front.say(text)
 
-    def _confirm(self, call: ToolCall, preview: str | None, reason: str) -> Answer:
-        from .ui.plain import describe_call
-
-        if preview:
-            print(preview, file=sys.stderr)
-        reply = input(f"Allow {describe_call(call.name, call.arguments)}? [y]es / [n]o / [a]lways: ").strip()
-        if reply.lower() in ("y", "yes"):
-            return Answer(True)
-        if reply.lower() in ("a", "always"):
-            return Answer(True, always=True)
-        return Answer(False, message=reply[1:].strip() if reply.lower().startswith("n ") else None)
+    def set_debug(self, on: bool) -> None:
+        """DEBUG log on/off (also /debug); turning it on mid-session starts a trace file too."""
+        self.config.agent.debug = on
+        if on and self.debug_log is None:
+            self.debug_log = DebugLog(self.front.debug_stream())
+            self.consumers.append(self.debug_log)
+            if self.trace is None:
+                self.trace = Trace.in_state_dir(self.state_dir, secrets=[self.config.vllm.api_key])
+                self.client.trace = self.trace
+                self.say(f"Trace of raw requests and responses: {self.trace.path}")
+        elif not on and self.debug_log is not None:
+            self.consumers.remove(self.debug_log)
+            self.debug_log = None
 
     def close(self) -> None:
+        self.front.stop_live()
         self.history.close()
         self.mcp.close()
         self.toolbox.close()

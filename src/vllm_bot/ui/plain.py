@@ -7,23 +7,30 @@ import json
 import sys
 from typing import TextIO
 
+from ..approval import Answer
+from ..calls import ToolCall
 from ..events import (
     Event,
     ModeSwitched,
     Notice,
+    TaskFinished,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
 )
+from .approval_prompt import QUESTION, approval_view, parse_answer
+from .banner import BannerInfo
+from .display import safe_text
+from .status import StatusLine
 
 
 def describe_call(name: str, arguments: dict) -> str:
     """A one-line summary: `read src/app.py`, `exec pytest -q`."""
     for key in ("path", "command"):
         if isinstance(arguments.get(key), str):
-            return f"{name} {arguments[key]}"
-    return f"{name} {json.dumps(arguments, ensure_ascii=False)[:80]}"
+            return safe_text(f"{name} {arguments[key]}", keep_newlines=False)
+    return safe_text(f"{name} {json.dumps(arguments, ensure_ascii=False)[:80]}", keep_newlines=False)
 
 
 class PlainUI:
@@ -31,9 +38,12 @@ class PlainUI:
         self.stream_text = stream_text  # interactive: print the answer as it arrives
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        self.status = StatusLine()
+        self.show_reasoning = False  # plain output never shows reasoning (kept for /reasoning)
         self._mid_line = False
 
     def __call__(self, event: Event) -> None:
+        self.status(event)
         if isinstance(event, TextDelta) and self.stream_text:
             self.out.write(event.text)
             self.out.flush()
@@ -46,12 +56,53 @@ class PlainUI:
         elif isinstance(event, ToolCallFinished):
             first = event.result.as_text().strip().splitlines()[:1]
             status = "failed" if event.result.is_error else "ok"
-            self._err(f"   {event.call.name} {status}: {first[0][:160] if first else ''}")
+            self._err(f"   {event.call.name} {status}: {safe_text(first[0][:160]) if first else ''}")
         elif isinstance(event, ModeSwitched):
             self._err(f"note: function calling is off for this session: {event.reason}\n      {event.hint}")
         elif isinstance(event, Notice):
             self._err(f"{event.level}: {event.message}")
+        elif isinstance(event, TaskFinished) and self.stream_text:
+            if event.reason == "interrupted":
+                self._err("Interrupted.")
+            if self.status.last:
+                self._err(f"[{self.status.last}]")
 
     def _err(self, text: str) -> None:
         self.err.write(text + "\n")
         self.err.flush()
+
+    # -- the front-end interface the session uses -----------------------------------------------
+
+    def banner(self, info: BannerInfo) -> None:
+        title = "vLLM Bot" + (f" [{info.label}]" if info.label else "")
+        self._err(title)
+        for label, value in info.rows():
+            self._err(f"  {label}: {value}")
+
+    def say(self, text: str) -> None:
+        self._err(text)
+
+    def error(self, text: str) -> None:
+        self._err(text)
+
+    def stop_live(self) -> None:
+        pass
+
+    def debug_stream(self) -> TextIO:
+        return self.err
+
+    def confirm(self, call: ToolCall, preview: str | None, reason: str) -> Answer:
+        view = approval_view(call, preview, reason)
+        lines = [view.title, f"  ({view.reason})"]
+        lines += [f"  $ {view.command}"] if view.command is not None else []
+        lines += [text for text in (view.summary, view.diff, view.text) if text]
+        self._err("\n".join(lines))
+        while True:
+            self.err.write(QUESTION)
+            self.err.flush()
+            try:
+                answer = parse_answer(input())
+            except EOFError:
+                return Answer(False)
+            if answer is not None:
+                return answer

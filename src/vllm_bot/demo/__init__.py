@@ -1,0 +1,12 @@
+"""`cli.py --demo`: the real agent, tools and UI against a scripted model server, on a throwaway copy
+of a small sample project. No GPU, no vLLM, no input needed; see runner.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def run_demo(args: Any) -> int:
+    from .runner import run
+
+    return run(args)

@@ -1,0 +1,69 @@
+"""The approval question as plain data (what will run, exactly) and the parsing of the user's answer.
+
+Front ends draw the view their way (rich colours the diff; plain prints it) and read one line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..approval import Answer
+from ..calls import ToolCall
+from .display import format_arguments, safe_text, split_diff
+
+QUESTION = "Allow? [y]es / [n]o / [a]lways for this session (or type what to do instead): "
+ALWAYS_NOTE = {
+    "exec": "always: this command (sandboxed: commands starting the same way) runs without asking "
+    "for the rest of this session",
+    "write": "always: file writes run without asking for the rest of this session",
+    "edit": "always: file edits run without asking for the rest of this session",
+}
+
+
+@dataclass
+class ApprovalView:
+    title: str  # "Run this command?"
+    reason: str  # why it asks (from the policy)
+    command: str | None = None  # exec: the command, control and bidi characters escaped
+    summary: str | None = None  # write/edit: "create a.py (12 bytes, 1 line)"
+    diff: str | None = None  # write/edit: the unified diff
+    text: str | None = None  # anything else: MCP annotations, the arguments
+    always_note: str = "always: this tool runs without asking for the rest of this session"
+
+
+def approval_view(call: ToolCall, preview: str | None, reason: str) -> ApprovalView:
+    """What the approval prompt shows for `call` (its preview comes from the executor or MCP)."""
+    note = ALWAYS_NOTE.get(call.name, ApprovalView.always_note)
+    if call.name == "exec":
+        command = safe_text(str(call.arguments.get("command", "")))
+        return ApprovalView("Run this command?", reason, command=command, always_note=note)
+    if call.name in ("write", "edit"):
+        path = safe_text(str(call.arguments.get("path", "")), keep_newlines=False)
+        title = f"{'Write' if call.name == 'write' else 'Edit'} {path}?"
+        if preview is None:
+            text = "(no preview: the change would fail as written)\n" + format_arguments(call.arguments)
+            return ApprovalView(title, reason, text=text, always_note=note)
+        summary, diff = split_diff(preview)
+        return ApprovalView(
+            title, reason, summary=safe_text(summary) or None, diff=diff or None, always_note=note
+        )
+    parts = [safe_text(preview)] if preview else []
+    parts.append(format_arguments(call.arguments))
+    return ApprovalView(f"Call {call.name}?", reason, text="\n".join(parts), always_note=note)
+
+
+def parse_answer(reply: str) -> Answer | None:
+    """y/yes, a/always, n/no [reason]; any other sentence declines and goes to the model.
+    None for an empty reply (ask again)."""
+    text = reply.strip()
+    if not text:
+        return None
+    word, _, rest = text.replace(",", " ", 1).partition(" ")
+    word = word.lower().rstrip(".!:")
+    if word in ("y", "yes"):
+        return Answer(True)
+    if word in ("a", "always"):
+        return Answer(True, always=True)
+    if word in ("n", "no"):
+        return Answer(False, message=rest.strip(" ,:;-") or None)
+    return Answer(False, message=text)

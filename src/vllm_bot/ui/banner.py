@@ -1,0 +1,79 @@
+"""The start banner as plain data: model, server, context window, function calling, approval mode,
+sandbox, workspace and git status. Git is asked lazily (one `git status`, when the banner is drawn)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .status import short_count
+
+
+@dataclass
+class BannerInfo:
+    model: str
+    base_url: str
+    context_window: int | None
+    window_assumed: bool
+    function_calling: str  # "on" | "off" | "fell back to text mode"
+    approval: str
+    sandbox: str  # SandboxStatus.describe()
+    workspace: str
+    git: Callable[[], str] = field(default=lambda: "")
+    label: str = ""  # e.g. "DEMO"
+
+    def rows(self) -> list[tuple[str, str]]:
+        window = "unknown"
+        if self.context_window:
+            window = f"{self.context_window:,} tokens ({short_count(self.context_window)})"
+            if self.window_assumed:
+                window += " - assumed: the server did not say (set vllm.context_window)"
+        sandbox = self.sandbox.removeprefix("sandbox: ")
+        if sandbox.startswith("bubblewrap"):  # a warning (sandbox off) is never shortened
+            sandbox = shorten(sandbox, 100, " (/sandbox lists all)")
+        rows = [
+            ("model", self.model),
+            ("server", self.base_url),
+            ("context", window),
+            ("function calling", self.function_calling),
+            ("approval", self.approval),
+            ("sandbox", sandbox),
+            ("workspace", self.workspace),
+        ]
+        git = self.git()
+        if git:
+            rows.append(("git", git))
+        return rows
+
+
+def shorten(text: str, width: int, more: str) -> str:
+    """`text` cut at the last ", " before `width`, with `more` appended when cut."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(", ", 0, width)
+    return (text[:cut] if cut > 0 else text[:width]) + ", ..." + more
+
+
+def git_status(workspace: Path, timeout: float = 3.0) -> str:
+    """`main, 3 changed files` / `main, clean` / '' outside a repository (or without git)."""
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "status", "--porcelain", "-b"],
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if proc.returncode != 0:
+        return ""
+    lines = proc.stdout.splitlines()
+    head = lines[0][3:] if lines and lines[0].startswith("## ") else ""
+    branch = head.split("...")[0].replace("No commits yet on ", "") or "(no branch)"
+    changed = len([ln for ln in lines[1:] if ln.strip()])
+    state = "clean" if not changed else f"{changed} changed file{'s' if changed != 1 else ''}"
+    return f"{branch}, {state}"

@@ -1,0 +1,221 @@
+"""What the terminal shows, as plain data: titles of tool calls, folded outputs, a live output tail,
+Markdown split into finished blocks. No rich here, so every front end (and the tests) can use it."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..calls import ToolCall, ToolResult
+from ..tools.capture import clean_terminal_text
+from ..tools.context import count_lines, human_size, plural
+
+# Bidi controls can make a command read differently from what runs ("Trojan Source").
+_BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_INVISIBLE = set("\u200b\u200c\u200d\u2060\ufeff")
+T = TypeVar("T")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def safe_text(text: str, *, keep_newlines: bool = True) -> str:
+    """`text` with control, bidi and invisible characters shown as escapes (`\\x1b`, `\\u202e`)."""
+    out: list[str] = []
+    for ch in text:
+        if (ch == "\n" and keep_newlines) or ch == "\t":
+            out.append(ch)
+        elif ch in _BIDI or ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cs"):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def shown_output(text: str) -> str:
+    """Command output as the terminal may show it: escapes removed, controls made visible."""
+    return safe_text(clean_terminal_text(text))
+
+
+def call_title(call: ToolCall) -> str:
+    """One line saying what a call does: `Read app.py (lines 10-59)`, `$ pytest -q`."""
+    args = call.arguments
+    path = safe_text(str(args.get("path", "")), keep_newlines=False)
+    if call.name == "read":
+        offset, limit = args.get("offset"), args.get("limit")
+        if isinstance(offset, int) or isinstance(limit, int):
+            start = offset if isinstance(offset, int) else 1
+            end = f"{start + limit - 1}" if isinstance(limit, int) else "end"
+            return f"Read {path} (lines {start}-{end})"
+        return f"Read {path}"
+    if call.name == "write":
+        content = args.get("content")
+        if isinstance(content, str):
+            size = len(content.encode("utf-8", "surrogatepass"))
+            return f"Write {path} ({human_size(size)}, {plural(count_lines(content), 'line')})"
+        return f"Write {path}"
+    if call.name == "edit":
+        return f"Edit {path}" + (" (every occurrence)" if args.get("replace_all") is True else "")
+    if call.name == "exec":
+        return "$ " + safe_text(str(args.get("command", "")))
+    shown = json.dumps(args, ensure_ascii=False)
+    return f"{call.name} {safe_text(shown if len(shown) <= 200 else shown[:200] + '…', keep_newlines=False)}"
+
+
+def first_line(text: str, width: int = 200) -> str:
+    line = next((ln for ln in text.strip().splitlines() if ln.strip()), "")
+    return safe_text(line if len(line) <= width else line[:width] + "…", keep_newlines=False)
+
+
+def result_body(result: ToolResult) -> tuple[str, str]:
+    """(status line, the rest) of a result's text."""
+    text = result.as_text()
+    head, _, rest = text.partition("\n")
+    return head.strip(), rest
+
+
+def fold_head(lines: list[T], keep: int) -> tuple[list[T], int]:
+    """The first `keep` lines and how many were left out."""
+    if len(lines) <= keep:
+        return lines, 0
+    return lines[:keep], len(lines) - keep
+
+
+def fold_tail(lines: list[T], keep: int) -> tuple[list[T], int]:
+    """The last `keep` lines and how many were left out."""
+    if len(lines) <= keep:
+        return lines, 0
+    return lines[len(lines) - keep :], len(lines) - keep
+
+
+@dataclass
+class DiffLine:
+    kind: str  # "add" | "remove" | "hunk" | "header" | "context" | "note"
+    text: str
+
+
+def diff_lines(diff: str) -> list[DiffLine]:
+    """Classify the lines of a unified diff for colouring."""
+    out: list[DiffLine] = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            kind = "header"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "remove"
+        elif line.startswith("... ("):
+            kind = "note"
+        else:
+            kind = "context"
+        out.append(DiffLine(kind, safe_text(line, keep_newlines=False)))
+    return out
+
+
+def split_diff(text: str) -> tuple[str, str]:
+    """A write/edit result or preview: (the summary before the diff, the diff from `--- a/`)."""
+    index = text.find("--- a/")
+    if index < 0:
+        return text.strip(), ""
+    return text[:index].strip(), text[index:]
+
+
+class TailBuffer:
+    """The last lines of a command's live output, in bounded memory whatever the command prints."""
+
+    def __init__(self, keep_chars: int = 16_384) -> None:
+        self.keep_chars = keep_chars
+        self.text = ""
+        self.total_chars = 0
+        self.total_lines = 0
+
+    def feed(self, chunk: str) -> None:
+        self.total_chars += len(chunk)
+        self.total_lines += chunk.count("\n")
+        self.text = (self.text + chunk[-self.keep_chars :])[-self.keep_chars :]
+
+    def lines(self, keep: int) -> tuple[list[str], int]:
+        """The last `keep` complete or partial lines (cleaned) and how many lines came before them."""
+        lines = shown_output(self.text).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        shown = lines[-keep:] if keep > 0 else []
+        total = self.total_lines + (0 if self.text.endswith("\n") or not self.text else 1)
+        return shown, max(0, total - len(shown))
+
+
+class MarkdownStream:
+    """Streamed Markdown split into finished blocks (safe to print for good) and the growing tail.
+
+    A block ends at a blank line outside a code fence, so a printed block never changes again and the
+    live view only redraws the tail: drawing stays cheap however long the reply gets.
+    """
+
+    def __init__(self) -> None:
+        self.done = ""  # text up to the last block boundary, not yet taken
+        self.tail = ""
+        self._in_fence = False
+        self._fence = ""
+        self._line = ""  # the current incomplete line
+
+    def feed(self, text: str) -> None:
+        for piece in text.splitlines(keepends=True):
+            self._line += piece
+            if not self._line.endswith("\n"):
+                continue
+            line, self._line = self._line, ""
+            self._take_line(line)
+
+    def _take_line(self, line: str) -> None:
+        match = FENCE.match(line)
+        if match and (not self._in_fence or match.group(1)[0] == self._fence[0]):
+            if self._in_fence and len(match.group(1)) >= len(self._fence) and not line.strip().strip("`~"):
+                self._in_fence = False
+            elif not self._in_fence:
+                self._in_fence, self._fence = True, match.group(1)
+        self.tail += line
+        if not self._in_fence and not line.strip() and self.tail.strip():
+            self.done += self.tail
+            self.tail = ""
+
+    def take_done(self) -> str:
+        """Finished blocks since the last call (to print above the live view)."""
+        done, self.done = self.done, ""
+        return done
+
+    @property
+    def live(self) -> str:
+        return self.tail + self._line
+
+    @property
+    def in_fence(self) -> bool:
+        """Is the live tail inside an unfinished code block?"""
+        return self._in_fence
+
+    def live_window(self, max_lines: int) -> str:
+        """The last `max_lines` lines of the live tail, as valid Markdown: a code block cut at the top
+        reopens its fence, so the live view stays highlighted and costs the same at any length."""
+        live = self.live
+        if live.count("\n") < max_lines:
+            return live
+        lines = live.split("\n")[-max_lines:]
+        if self._in_fence:
+            opening = next(ln for ln in self.tail.split("\n") if FENCE.match(ln))
+            return opening + "\n" + "\n".join(lines)
+        return "\n".join(lines)
+
+    def flush(self) -> str:
+        """Everything not yet taken (at the end of the reply)."""
+        rest = self.done + self.tail + self._line
+        self.done = self.tail = self._line = ""
+        self._in_fence = False
+        return rest
+
+
+def format_arguments(arguments: dict[str, Any], width: int = 400) -> str:
+    shown = json.dumps(arguments, ensure_ascii=False, indent=2)
+    return safe_text(shown if len(shown) <= width else shown[:width] + "\n…")
