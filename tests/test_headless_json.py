@@ -167,6 +167,10 @@ def test_sigint_stops_the_running_command_and_reports_interrupted(workspace):
         for raw in proc.stdout:
             lines.append(json.loads(raw))
             if lines[-1]["type"] == "tool_output" and "started" in lines[-1]["text"]:
+                # the background `sleep` may still be a forked bash for a moment: wait until it runs
+                seen = time.monotonic() + 10
+                while not processes_with(token.encode()) and time.monotonic() < seen:
+                    time.sleep(0.02)
                 assert processes_with(token.encode()), "the test cannot see the command's child"
                 proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=30)
