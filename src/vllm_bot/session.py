@@ -8,10 +8,11 @@ from typing import Any
 
 from .approval import Answer, ApprovalGate
 from .calls import ToolCall
+from .capabilities import CapabilityCache, ModeMemory, configure
 from .client import ModelClient
 from .config import Config
 from .errors import EXIT_OK
-from .events import Notice, SessionStarted
+from .events import Emit, Notice, SessionStarted
 from .history import attach_history
 from .loop import Agent
 from .mcp.bridge import McpTools
@@ -19,6 +20,7 @@ from .prompts import system_prompt
 from .slash import UnknownCommand, dispatch
 from .slash_core import ExitSession
 from .statedir import workspace_state_dir
+from .telemetry import for_session
 from .toolbox import build_toolbox
 from .trace import Trace
 from .ui import fanout
@@ -27,6 +29,8 @@ from .ui.plain import PlainUI
 
 
 class Session:
+    emit: Emit
+
     def __init__(
         self,
         config: Config,
@@ -45,13 +49,16 @@ class Session:
         if config.agent.debug:
             self.trace = Trace.in_state_dir(self.state_dir, secrets=[config.vllm.api_key])
             print(f"[DEBUG] Trace of raw requests and responses: {self.trace.path}", file=sys.stderr)
-        consumers: list[Any] = [PlainUI(stream_text=not headless)]
-        if config.agent.debug:
-            consumers.append(DebugLog())
-        self.emit = fanout(consumers)
         self.client = ModelClient(
             config.vllm, system_prompt=self._system_prompt, trace=self.trace, context=config.context
         )
+        self.capabilities = CapabilityCache()
+        self.telemetry = for_session(config.telemetry, self.client, lambda e: self.emit(e))
+        consumers: list[Any] = [PlainUI(stream_text=not headless)]
+        if config.agent.debug:
+            consumers.append(DebugLog())
+        consumers += [ModeMemory(self.capabilities, self.client, lambda e: self.emit(e)), self.telemetry]
+        self.emit = fanout(consumers)
         self.toolbox = build_toolbox(config, workspace, self.state_dir)
         self.executor = self.toolbox.executor
         self.mcp = McpTools(config, workspace, self.state_dir)
@@ -82,6 +89,7 @@ class Session:
     def start(self) -> None:
         """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
         self.client.resolve_model()
+        configure(self.client, self.config, self.capabilities, self.emit)  # profile, remembered mode
         self.mcp.start(self.executor, self.gate, self.emit)  # servers connect in the background
         self.emit(
             SessionStarted(
