@@ -103,7 +103,7 @@ class FakeVLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self) -> None:
