@@ -4,13 +4,14 @@ import json
 
 import pytest
 
+from vllm_bot.calls import text_result
 from vllm_bot.client import ModelClient
 from vllm_bot.config import ConfigError, ProfileConfig, VllmConfig, load_config
 from vllm_bot.conversation import Conversation
 from vllm_bot.events import ignore
 from vllm_bot.profiles import first_match, pattern_matches, resolve, shipped_profiles
 from vllm_bot.testing.fake_vllm import FakeVLLM
-from vllm_bot.testing.script import Reply
+from vllm_bot.testing.script import Call, Reply
 from vllm_bot.tooldefs import TOOL_DEFINITIONS
 
 SHIPPED_TABLE = [
@@ -166,3 +167,48 @@ def test_explicit_config_beats_the_profile():
         client, body = _ask(server, config, profile)
     assert body["temperature"] == 0.0
     assert client.context_window == 4096
+
+
+def test_keep_reasoning_sends_the_current_tasks_reasoning_back():
+    script = [
+        Reply(reasoning="I should list the files.", calls=[Call("exec", {"command": "ls"})]),
+        Reply(content="Two files."),
+        Reply(reasoning="Now read one.", calls=[Call("read", {"path": "a.py"})]),
+        Reply(content="Done."),
+    ]
+    with FakeVLLM(script, model="openai/gpt-oss-20b") as server:
+        client = ModelClient(VllmConfig(base_url=server.base_url, timeout=10), system_prompt=lambda t, d: "S")
+        client.resolve_model()
+        client.profile = resolve([server.model], {})
+        assert client.profile.keep_reasoning is True
+        conv = Conversation()
+        for task in ("list", "read"):
+            conv.add_user(task)
+            while True:
+                turn = client.complete(conv, TOOL_DEFINITIONS, ignore)
+                conv.add_turn(turn)
+                if not turn.tool_calls:
+                    break
+                conv.add_results([text_result(c, "ok") for c in turn.tool_calls], turn.via)
+        server.assert_done()
+        second, fourth = server.requests[1], server.requests[3]
+    calling = [m for m in second["messages"] if m.get("tool_calls")]
+    assert calling[0]["reasoning"] == calling[0]["reasoning_content"] == "I should list the files."
+    earlier, current = [m for m in fourth["messages"] if m.get("tool_calls")]
+    assert "reasoning" not in earlier  # a finished task's reasoning is not replayed
+    assert current["reasoning_content"] == "Now read one."
+
+
+def test_reasoning_is_not_sent_back_without_the_profile_setting():
+    script = [Reply(reasoning="think", calls=[Call("exec", {"command": "ls"})]), Reply(content="ok")]
+    with FakeVLLM(script) as server:
+        client = ModelClient(VllmConfig(base_url=server.base_url, timeout=10), system_prompt=lambda t, d: "S")
+        client.resolve_model()
+        client.profile = resolve([server.model], {})
+        conv = Conversation()
+        conv.add_user("go")
+        turn = client.complete(conv, TOOL_DEFINITIONS, ignore)
+        conv.add_turn(turn)
+        conv.add_results([text_result(c, "ok") for c in turn.tool_calls], turn.via)
+        client.complete(conv, TOOL_DEFINITIONS, ignore)
+        assert all("reasoning" not in m for m in server.requests[1]["messages"])

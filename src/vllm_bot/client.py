@@ -21,7 +21,7 @@ from .conversation import Conversation
 from .errors import ContextOverflow, ModelServerError
 from .events import CallsDetected, Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
 from .parsing import extract_tool_calls, split_reasoning
-from .profiles import Profile
+from .profiles import Profile, keep_reasoning
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
@@ -174,7 +174,10 @@ class ModelClient:
     def _build(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
     ) -> list[dict[str, Any]]:
-        return to_messages(conversation, self.system_prompt(not native, definitions))
+        messages = to_messages(conversation, self.system_prompt(not native, definitions))
+        if self.profile is not None and self.profile.keep_reasoning:
+            keep_reasoning(messages, conversation)
+        return messages
 
     def measure(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool | None = None

@@ -149,3 +149,20 @@ def describe(profile: Profile) -> str:
         if value not in (None, {}, []):
             settings.append(f"{name}={value}")
     return f"profile {profile.label}: " + (", ".join(settings) if settings else "no settings")
+
+
+def keep_reasoning(messages: list[dict[str, Any]], conversation: Any) -> None:
+    """For profiles with keep_reasoning: give the assistant messages of the current task that made tool
+    calls their reasoning back, as `reasoning` (vLLM's harmony input) and `reasoning_content` (what
+    chat templates read). `wire.to_messages` writes exactly one assistant message per turn."""
+    from .calls import AssistantTurn
+    from .conversation import UserMessage
+
+    entries = conversation.entries
+    tasks = [i for i, e in enumerate(entries) if isinstance(e, UserMessage) and e.kind == "task"]
+    start = tasks[-1] if tasks else 0
+    turns = [(i, e) for i, e in enumerate(entries) if isinstance(e, AssistantTurn)]
+    assistant = [m for m in messages if m.get("role") == "assistant"]
+    for (index, turn), message in zip(turns, assistant, strict=False):
+        if index > start and turn.tool_calls and turn.reasoning:
+            message["reasoning"] = message["reasoning_content"] = turn.reasoning
