@@ -147,8 +147,11 @@ def _streamed(sdk: Any, params: dict[str, Any]) -> Outcome:
 
     def watch(chunk: Any) -> None:
         for choice in _get(chunk, "choices") or []:
-            extra = getattr(_get(choice, "delta"), "model_extra", None) or {}
-            fields.extend(k for k in ("reasoning", "reasoning_content") if extra.get(k) and k not in fields)
+            delta = _get(choice, "delta")
+            extra = getattr(delta, "model_extra", None) or {}
+            for key in ("reasoning", "reasoning_content"):
+                if (_get(delta, key) or extra.get(key)) and key not in fields:
+                    fields.append(key)
 
     stream = sdk.chat.completions.create(**params, stream=True, stream_options={"include_usage": True})
     try:
