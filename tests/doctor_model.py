@@ -1,11 +1,11 @@
-"""A fake model that knows the answers to the doctor's prompts, for the fake vLLM server's responder."""
+"""A fake model that knows the answers to the doctor's prompts, for the fake vLLM server's auto_reply."""
 
 from vllm_bot.doctor.probes import PROBES
 from vllm_bot.testing.script import Call, Reply
 
 
 def ideal_model(quirks=(), reasoning="17 + 25 = 42.", calls_per_reply=None):
-    """`responder` for FakeVLLM: each doctor prompt gets the reply a capable model gives.
+    """`auto_reply` for FakeVLLM: each doctor prompt gets the reply a capable model gives.
     `calls_per_reply` caps the calls in one reply (a model without parallel calls)."""
     answers = {p.prompt: p for p in PROBES.values()}
 

@@ -33,7 +33,7 @@ def run_doctor(tmp_path, capsys, monkeypatch):
             assert check["status"] != "fail" or check["fix"], check
         if server is not None:
             assert server.problems == []
-            for body in server.requests:  # explicit user action, but minimal
+            for body in server.auto_replied:  # explicit user action, but minimal
                 assert body["temperature"] == 0 and body["max_tokens"] <= 1536
         return report, code
 
@@ -49,9 +49,9 @@ def statuses(report):
 
 
 def test_native_server_passes_everything(run_doctor):
-    with FakeVLLM(responder=ideal_model(), metrics=GAUGES, prompt_tokens_details=True) as server:
+    with FakeVLLM(auto_reply=ideal_model(), metrics=GAUGES, prompt_tokens_details=True) as server:
         report, code = run_doctor(server)
-        assert len(server.requests) == 5  # tool call x2, parallel, long arguments, reasoning
+        assert len(server.auto_replied) == 5  # tool call x2, parallel, long arguments, reasoning
         assert server.rejected == []
     assert code == 0 and report["mode"] == "native"
     assert set(statuses(report).values()) == {"pass", "skip"}
@@ -69,7 +69,7 @@ def test_native_server_passes_everything(run_doctor):
 
 
 def test_no_flags_400_falls_back_to_text_and_suggests_the_family_parser(run_doctor):
-    with FakeVLLM(responder=ideal_model(), mode="noparser") as server:
+    with FakeVLLM(auto_reply=ideal_model(), mode="noparser") as server:
         report, code = run_doctor(server)
         assert len(server.rejected) == 2  # both tool-call requests got vLLM's 400
         remembered = CapabilityCache().get(server.base_url, server.model)
@@ -88,7 +88,7 @@ def test_no_flags_400_falls_back_to_text_and_suggests_the_family_parser(run_doct
 
 
 def test_no_flags_and_unknown_family_asks_for_the_parser(run_doctor):
-    with FakeVLLM(responder=ideal_model(), mode="noparser", model="acme/house-model-7b") as server:
+    with FakeVLLM(auto_reply=ideal_model(), mode="noparser", model="acme/house-model-7b") as server:
         report, code = run_doctor(server)
     assert code == 0 and report["family"] is None
     assert report["suggested_flags"] == [*PARSER_FLAGS, "PARSER"]
@@ -97,7 +97,7 @@ def test_no_flags_and_unknown_family_asks_for_the_parser(run_doctor):
 
 def test_leaked_hermes_is_recovered_and_named(run_doctor):
     with FakeVLLM(
-        responder=ideal_model(), mode="leak", leak_format="hermes", model="Qwen/Qwen2.5-Coder-32B-Instruct"
+        auto_reply=ideal_model(), mode="leak", leak_format="hermes", model="Qwen/Qwen2.5-Coder-32B-Instruct"
     ) as server:
         report, code = run_doctor(server)
         assert CapabilityCache().get(server.base_url, server.model).formats == ["hermes"]
@@ -114,7 +114,7 @@ def test_leaked_hermes_is_recovered_and_named(run_doctor):
 
 def test_qwen3_coder_writing_xml_gets_qwen3_coder(run_doctor):
     """The issue's example: a Qwen3-Coder model answering in XML while the server's parser does not read it."""
-    with FakeVLLM(responder=ideal_model(), mode="leak", leak_format="qwen3_xml") as server:
+    with FakeVLLM(auto_reply=ideal_model(), mode="leak", leak_format="qwen3_xml") as server:
         report, code = run_doctor(server)
     check = by_id(report)["tool_call"]
     assert check["data"]["kind"] == "leaked" and check["data"]["formats"] == ["qwen3_xml"]
@@ -125,7 +125,7 @@ def test_qwen3_coder_writing_xml_gets_qwen3_coder(run_doctor):
 
 def test_hermes_family_model_writing_xml_is_told_apart(run_doctor):
     with FakeVLLM(
-        responder=ideal_model(), mode="leak", leak_format="qwen3_xml", model="Qwen/Qwen3-32B"
+        auto_reply=ideal_model(), mode="leak", leak_format="qwen3_xml", model="Qwen/Qwen3-32B"
     ) as server:
         report, _ = run_doctor(server)
     detail = by_id(report)["tool_call"]["detail"]
@@ -135,7 +135,7 @@ def test_hermes_family_model_writing_xml_is_told_apart(run_doctor):
 
 def test_leaked_mistral_is_named(run_doctor):
     with FakeVLLM(
-        responder=ideal_model(), mode="leak", leak_format="mistral", model="mistralai/Devstral-Small-2505"
+        auto_reply=ideal_model(), mode="leak", leak_format="mistral", model="mistralai/Devstral-Small-2505"
     ) as server:
         report, code = run_doctor(server)
     check = by_id(report)["tool_call_stream"]
@@ -151,17 +151,17 @@ def test_leaked_mistral_is_named(run_doctor):
     [("qwen3_xml", "Qwen/Qwen3-Coder-30B-A3B-Instruct"), ("mistral", "mistralai/Devstral-Small-2505")],
 )
 def test_leaked_xml_and_mistral_calls_are_recovered(run_doctor, leak_format, model):
-    with FakeVLLM(responder=ideal_model(), mode="leak", leak_format=leak_format, model=model) as server:
+    with FakeVLLM(auto_reply=ideal_model(), mode="leak", leak_format=leak_format, model=model) as server:
         report, _ = run_doctor(server)
     assert by_id(report)["tool_call_stream"]["data"]["recovered"] is True
     assert "the agent recovers them" in by_id(report)["tool_call_stream"]["detail"]
 
 
 def test_broken_streamed_arguments(run_doctor):
-    with FakeVLLM(responder=ideal_model(quirks={"drop_fragment"})) as server:
+    with FakeVLLM(auto_reply=ideal_model(quirks={"drop_fragment"})) as server:
         report, code = run_doctor(server)
-        assert len(server.requests) == 6  # the long call once more, not streamed, to blame the stream
-        assert server.requests[-2]["stream"] is False
+        assert len(server.auto_replied) == 6  # the long call once more, not streamed, to blame the stream
+        assert server.auto_replied[-2]["stream"] is False
     check = by_id(report)["long_arguments"]
     assert check["status"] == "fail" and "streaming corrupted" in check["detail"]
     assert check["data"]["streamed"] in ("invalid", "changed") and check["data"]["non_streamed"] == "intact"
@@ -170,7 +170,7 @@ def test_broken_streamed_arguments(run_doctor):
 
 
 def test_duplicated_argument_tail_is_repaired_with_a_warning(run_doctor):
-    with FakeVLLM(responder=ideal_model(quirks={"dup_tail"})) as server:
+    with FakeVLLM(auto_reply=ideal_model(quirks={"dup_tail"})) as server:
         report, code = run_doctor(server)
     check = by_id(report)["long_arguments"]
     assert (
@@ -192,7 +192,7 @@ def test_model_that_copies_text_badly_is_not_blamed_on_the_server(run_doctor):
                 }
         return reply
 
-    with FakeVLLM(responder=sloppy) as server:
+    with FakeVLLM(auto_reply=sloppy) as server:
         report, _ = run_doctor(server)
     check = by_id(report)["long_arguments"]
     assert check["status"] == "warn" and "did not copy" in check["detail"] and "line 10" in check["detail"]
@@ -200,7 +200,7 @@ def test_model_that_copies_text_badly_is_not_blamed_on_the_server(run_doctor):
 
 
 def test_no_tokenize(run_doctor):
-    with FakeVLLM(responder=ideal_model(), tokenize=False) as server:
+    with FakeVLLM(auto_reply=ideal_model(), tokenize=False) as server:
         report, code = run_doctor(server)
     assert statuses(report)["tokenize"] == "warn" and "404" in by_id(report)["tokenize"]["detail"]
     assert code == 0
@@ -211,7 +211,7 @@ def test_no_tokenize(run_doctor):
     [("Qwen/Qwen3-8B", "qwen3"), ("Qwen/QwQ-32B", "deepseek_r1"), ("acme/thinker", "qwen3")],
 )
 def test_think_in_content_suggests_a_reasoning_parser(run_doctor, model, parser):
-    with FakeVLLM(responder=ideal_model(), think_in_content=True, model=model) as server:
+    with FakeVLLM(auto_reply=ideal_model(), think_in_content=True, model=model) as server:
         report, code = run_doctor(server)
     check = by_id(report)["reasoning"]
     assert check["status"] == "warn" and "inside the reply text" in check["detail"]
@@ -224,14 +224,14 @@ def test_think_in_content_suggests_a_reasoning_parser(run_doctor, model, parser)
     "field, shown", [("reasoning", "`reasoning`"), ("both", "`reasoning` and `reasoning_content`")]
 )
 def test_reasoning_field_is_separate(run_doctor, field, shown):
-    with FakeVLLM(responder=ideal_model(), reasoning_field=field) as server:
+    with FakeVLLM(auto_reply=ideal_model(), reasoning_field=field) as server:
         report, _ = run_doctor(server)
     check = by_id(report)["reasoning"]
     assert check["status"] == "pass" and check["detail"].endswith(shown)
 
 
 def test_usage_not_honoured(run_doctor):
-    with FakeVLLM(responder=ideal_model(), include_usage=False) as server:
+    with FakeVLLM(auto_reply=ideal_model(), include_usage=False) as server:
         report, code = run_doctor(server)
     check = by_id(report)["usage"]
     assert check["status"] == "warn" and "--enable-force-include-usage" in check["fix"]
@@ -239,7 +239,7 @@ def test_usage_not_honoured(run_doctor):
 
 
 def test_model_without_parallel_calls_is_a_warning(run_doctor):
-    with FakeVLLM(responder=ideal_model(calls_per_reply=1)) as server:
+    with FakeVLLM(auto_reply=ideal_model(calls_per_reply=1)) as server:
         report, code = run_doctor(server)
     check = by_id(report)["parallel_calls"]
     assert check["status"] == "warn" and check["data"] == {"calls": 1}
@@ -247,7 +247,7 @@ def test_model_without_parallel_calls_is_a_warning(run_doctor):
 
 
 def test_model_that_never_calls_cannot_work(run_doctor):
-    with FakeVLLM(responder=lambda body: Reply(content="I am sorry, I cannot use tools.")) as server:
+    with FakeVLLM(auto_reply=lambda body: Reply(content="I am sorry, I cannot use tools.")) as server:
         report, code = run_doctor(server)
     checks = by_id(report)
     assert checks["tool_call"]["data"]["kind"] == "no_call" and checks["tool_call"]["status"] == "fail"
@@ -266,28 +266,28 @@ def test_unreachable_server(run_doctor):
 
 
 def test_unknown_model_and_wrong_key(run_doctor):
-    with FakeVLLM(responder=ideal_model()) as server:
+    with FakeVLLM(auto_reply=ideal_model()) as server:
         report, code = run_doctor(server, "--model", "nope")
-        assert server.requests == []
+        assert server.auto_replied == []
     assert (
         code == 1
         and by_id(report)["models"]["status"] == "fail"
         and server.model in by_id(report)["models"]["detail"]
     )
-    with FakeVLLM(responder=ideal_model(), api_key="right") as server:
+    with FakeVLLM(auto_reply=ideal_model(), api_key="right") as server:
         report, code = run_doctor(server, "--api-key", "wrong")
     assert code == 1 and "API key" in by_id(report)["models"]["detail"]
 
 
 def test_dead_engine_and_old_version(run_doctor):
-    with FakeVLLM(responder=ideal_model(), health_status=503, version="0.8.5") as server:
+    with FakeVLLM(auto_reply=ideal_model(), health_status=503, version="0.8.5") as server:
         report, _ = run_doctor(server)
     assert statuses(report)["health"] == "fail" and "restart" in by_id(report)["health"]["fix"]
     assert statuses(report)["version"] == "warn" and "0.8.5" in by_id(report)["version"]["detail"]
 
 
 def test_native_success_forgets_a_remembered_fallback(run_doctor):
-    with FakeVLLM(responder=ideal_model()) as server:
+    with FakeVLLM(auto_reply=ideal_model()) as server:
         CapabilityCache().remember(server.base_url, server.model, Remembered("text", "fallback"))
         report, _ = run_doctor(server)
         assert CapabilityCache().get(server.base_url, server.model) is None
@@ -295,7 +295,7 @@ def test_native_success_forgets_a_remembered_fallback(run_doctor):
 
 
 def test_profile_settings_reach_the_probes_but_temperature_is_zero(run_doctor, tmp_path):
-    with FakeVLLM(responder=ideal_model()) as server:
+    with FakeVLLM(auto_reply=ideal_model()) as server:
         run_doctor(server)
-        body = server.requests[0]
+        body = server.auto_replied[0]
     assert body["top_p"] == 0.8 and body["top_k"] == 20 and body["temperature"] == 0

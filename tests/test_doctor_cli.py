@@ -22,7 +22,7 @@ def test_text_report_has_a_row_per_check_fixes_and_the_command(tmp_path, capsys)
     config = tmp_path / "config.json"
     config.write_text("{}")
     with FakeVLLM(
-        responder=ideal_model(), mode="noparser", think_in_content=True, model="Qwen/Qwen3-8B"
+        auto_reply=ideal_model(), mode="noparser", think_in_content=True, model="Qwen/Qwen3-8B"
     ) as server:
         url = server.base_url
         code = main(["doctor", "--config", str(config), "--base-url", url])
@@ -54,7 +54,7 @@ def run_cli(*args, env_extra=None):
 
 def test_cli_process_json_and_exit_codes(tmp_path):
     state = {"XDG_STATE_HOME": str(tmp_path / "state")}
-    with FakeVLLM(responder=ideal_model()) as server:
+    with FakeVLLM(auto_reply=ideal_model()) as server:
         done = run_cli("doctor", "--base-url", server.base_url, "--output-format", "json", env_extra=state)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -84,7 +84,7 @@ def test_slash_doctor_reports_and_follows_the_verdict(tmp_path):
     assert "doctor" in load_all()
     path = tmp_path / "config.json"
     path.write_text("{}")
-    with FakeVLLM(responder=ideal_model()) as server:
+    with FakeVLLM(auto_reply=ideal_model()) as server:
         config = load_config(path, env={}, overrides={"vllm.base_url": server.base_url})
         client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
         client.resolve_model()
@@ -97,7 +97,7 @@ def test_slash_doctor_reports_and_follows_the_verdict(tmp_path):
     )
     assert client.function_calling is True and "Native function calling is on again" in text
 
-    with FakeVLLM(responder=ideal_model(), mode="noparser") as server:
+    with FakeVLLM(auto_reply=ideal_model(), mode="noparser") as server:
         config = load_config(path, env={}, overrides={"vllm.base_url": server.base_url})
         client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
         client.resolve_model()

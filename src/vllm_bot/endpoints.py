@@ -12,11 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-
-def server_root(base_url: str) -> str:
-    """`http://host:8000/v1` -> `http://host:8000` (the side endpoints have no /v1 prefix)."""
-    root = base_url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
+from .tokens import server_root
 
 
 @dataclass

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..calls import ToolCall, Usage
-from ..deltas import _get, decode_arguments
+from ..deltas import _get
 from ..events import ignore
-from ..streaming import consume, reasoning_of, usage_of
+from ..streaming import RawReply, consume, reply_from_completion
 from ..tooldefs import TOOL_DEFINITIONS, find_definition
 
 # Quotes, backslashes, braces, a tab, blank lines and non-ASCII: what breaks argument streaming.
@@ -127,8 +127,8 @@ def send(sdk: Any, params: dict[str, Any], stream: bool) -> Outcome:
     """Send one request; HTTP and in-stream errors become an Outcome, never an exception."""
     import openai
 
-    from ..client import _status_message
     from ..errors import ModelServerError
+    from ..server_errors import _status_message
 
     try:
         if stream:
@@ -142,6 +142,9 @@ def send(sdk: Any, params: dict[str, Any], stream: bool) -> Outcome:
         return Outcome(200, stream, error=str(e))
 
 
+REASONING_KEYS = ("reasoning", "reasoning_content")
+
+
 def _streamed(sdk: Any, params: dict[str, Any]) -> Outcome:
     fields: list[str] = []
 
@@ -149,47 +152,34 @@ def _streamed(sdk: Any, params: dict[str, Any]) -> Outcome:
         for choice in _get(chunk, "choices") or []:
             delta = _get(choice, "delta")
             extra = getattr(delta, "model_extra", None) or {}
-            for key in ("reasoning", "reasoning_content"):
-                if (_get(delta, key) or extra.get(key)) and key not in fields:
-                    fields.append(key)
+            fields.extend(k for k in REASONING_KEYS if (_get(delta, k) or extra.get(k)) and k not in fields)
 
     stream = sdk.chat.completions.create(**params, stream=True, stream_options={"include_usage": True})
     try:
         reply = consume(stream, ignore, watch)
     finally:
         stream.close()
+    return _outcome(reply, True, fields)
+
+
+def _whole(response: Any) -> Outcome:
+    choices = _get(response, "choices") or []
+    message = _get(choices[0], "message") if choices else None
+    extra = getattr(message, "model_extra", None) or {}
+    fields = [k for k in REASONING_KEYS if _get(message, k) or extra.get(k)]
+    return _outcome(reply_from_completion(response), False, fields)
+
+
+def _outcome(reply: RawReply, streamed: bool, fields: list[str]) -> Outcome:
     return Outcome(
         200,
-        True,
+        streamed,
         content=reply.content,
         reasoning=reply.reasoning,
         reasoning_fields=fields,
         calls=reply.assembler.finish(),
         finish_reason=reply.finish_reason,
         usage=reply.usage,
-    )
-
-
-def _whole(response: Any) -> Outcome:
-    choice = response.choices[0]
-    message = choice.message
-    extra = getattr(message, "model_extra", None) or {}
-    calls = []
-    for tc in message.tool_calls or []:
-        raw = tc.function.arguments or ""
-        arguments, error, note = decode_arguments(raw, [raw])
-        metadata: dict[str, Any] = {"source": "native", "raw_arguments": raw}
-        metadata.update({k: v for k, v in (("error", error), ("repaired", note)) if v})
-        calls.append(ToolCall(tc.id, tc.function.name or "", arguments, metadata))
-    return Outcome(
-        200,
-        False,
-        content=message.content or "",
-        reasoning=reasoning_of(message) or "",
-        reasoning_fields=[k for k in ("reasoning", "reasoning_content") if extra.get(k)],
-        calls=calls,
-        finish_reason=choice.finish_reason,
-        usage=usage_of(response.usage),
     )
 
 

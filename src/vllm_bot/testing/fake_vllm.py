@@ -9,8 +9,7 @@ Used by the tests, the benchmarks and `cli.py --demo`. Server modes:
 Other server traits, each reproducing something `doctor` diagnoses: `think_in_content` (no
 --reasoning-parser: reasoning arrives as <think> in content), `include_usage=False` (stream_options
 ignored), `prompt_tokens_details` (cached_tokens from a prefix cache with 16-token blocks), `metrics`
-(gauges served on /metrics), `tokenize=False`, `version=None`, `health_status`. Instead of a script, a
-`responder(body) -> Reply` may answer each request (a model that knows the answers).
+(gauges served on /metrics), `tokenize=False`, `version=None`, `health_status`.
 A request beyond the script, or one whose history breaks the tool-call/result pairing, is recorded in
 `problems`; `assert_done()` fails the test for those and for unconsumed replies.
 """
@@ -60,7 +59,6 @@ class FakeVLLM:
         api_key: str | None = None,
         strict: bool = True,
         auto_reply: Callable[[dict[str, Any]], Reply | None] | None = None,
-        responder: Callable[[dict[str, Any]], Reply | None] | None = None,
         think_in_content: bool = False,
         include_usage: bool = True,
         prompt_tokens_details: bool = False,
@@ -81,7 +79,6 @@ class FakeVLLM:
         self.auto_reply = auto_reply  # answers some requests (e.g. summaries) outside the script
         self.auto_replied: list[dict[str, Any]] = []
         self._stopping = threading.Event()
-        self.responder = responder
         self.think_in_content = think_in_content
         self.include_usage = include_usage
         self.prompt_tokens_details = prompt_tokens_details
@@ -149,8 +146,6 @@ class FakeVLLM:
         with self._lock:
             self.requests.append(body)
             self.problems.extend(check_history(body.get("messages") or []))
-            if self.responder is not None:
-                return self._respond(body)
             if self.consumed >= len(self.script):
                 self.problems.append(
                     f"unscripted request #{len(self.requests)} (script has {len(self.script)})"
@@ -163,15 +158,6 @@ class FakeVLLM:
                 reply.expect(body)
             except AssertionError as e:
                 self.problems.append(f"request #{len(self.requests)}: {e}")
-        return reply
-
-    def _respond(self, body: dict[str, Any]) -> Reply | None:
-        assert self.responder is not None
-        reply = self.responder(body)
-        if reply is None:
-            self.problems.append(f"the responder has no reply for request #{len(self.requests)}")
-        else:
-            self.consumed += 1
         return reply
 
     def cached_tokens(self, body: dict[str, Any]) -> int:
