@@ -145,7 +145,6 @@ def test_leaked_mistral_is_named(run_doctor):
     assert code == 0
 
 
-@pytest.mark.xfail(strict=False, reason="needs the full parser from issue 4")
 @pytest.mark.parametrize(
     "leak_format, model",
     [("qwen3_xml", "Qwen/Qwen3-Coder-30B-A3B-Instruct"), ("mistral", "mistralai/Devstral-Small-2505")],

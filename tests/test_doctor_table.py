@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 from vllm_bot.calls import ToolCall
 from vllm_bot.doctor.knowledge import knowledge
 from vllm_bot.doctor.probes import LONG_TEXT, first_difference, same_calls
+from vllm_bot.parsing import extract_tool_calls
+from vllm_bot.tooldefs import TOOL_DEFINITIONS
 
 # Registered names in vLLM 0.6 - 0.33 (shared/reference/vllm-protocol.md, sections 4.2 and 7).
 VLLM_TOOL_PARSERS = set(
@@ -154,6 +156,44 @@ LEAKS = [
         "minimax",
     ),
     ('TOOL_CALL: {"name": "read", "args": {"path": "a.py"}}', "tool_call_block"),
+    (
+        '<dots_function_call>\n<invoke name="read">\n<parameter name="path">a.py</parameter>\n</invoke>\n</dots_function_call>',
+        "dots",
+    ),
+    (
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="read">\n<｜DSML｜parameter name="path" string="true">a.py</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+        "deepseek_dsml",
+    ),
+    (
+        "<seed:tool_call>\n<function=read>\n<parameter=path>a.py</parameter>\n</function>\n</seed:tool_call>",
+        "seed_oss",
+    ),
+    ('<longcat_tool_call>{"name": "read", "arguments": {"path": "a.py"}}</longcat_tool_call>', "longcat"),
+    ('<|tool_call|>[{"name": "read", "arguments": {"path": "a.py"}}]', "granite"),
+    ('<tool_call>[{"name": "read", "arguments": {"path": "a.py"}}]', "granite"),
+    ('<function_call> {"name": "read", "arguments": {"path": "a.py"}}', "granite_20b"),
+    ('<tool_calls>[{"name": "read", "arguments": {"path": "a.py"}}]</tool_calls>', "jamba"),
+    (
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="read"><steptml:parameter name="path">a.py</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+        "step3",
+    ),
+    (
+        '<|action_start|><|plugin|>\n{"name": "read", "parameters": {"path": "a.py"}}<|action_end|>',
+        "internlm",
+    ),
+    ('<|function_call|>{"name": "read", "arguments": {"path": "a.py"}}', "gigachat"),
+    ('functools[{"name": "read", "arguments": {"path": "a.py"}}]', "phi4"),
+    ('<|tools_prefix|>[{"read": {"path": "a.py"}}]<|tools_suffix|>', "apertus"),
+    ('<|tool_call_start|>[read(path="a.py")]<|tool_call_end|>', "lfm2"),
+    ("<start_function_call>call:read{path:<escape>a.py<escape>}<end_function_call>", "functiongemma"),
+    ('<|tool_call>call:read{path:<|"|>a.py<|"|>}<tool_call|>', "gemma4"),
+    ('<function_calls>read(path="a.py")\nexec(command="ls")</function_calls>', "olmo3"),
+    ('[{"name": "read", "arguments": {"path": "a.py"}}]', "json_array"),
+    ('```json\n{"name": "read", "arguments": {"path": "a.py"}}\n```', "json_fence"),
+    (
+        '<function_calls>\n<invoke name="read">\n<parameter name="path">a.py</parameter>\n</invoke>\n</function_calls>',
+        "function_calls",
+    ),
 ]
 
 NOT_LEAKS = [
@@ -187,6 +227,16 @@ def test_every_family_is_tested_and_names_real_vllm_parsers():
 @pytest.mark.parametrize("text, fmt", LEAKS)
 def test_leaked_format_markers(text, fmt):
     assert knowledge().leaked_formats(text, [])[0] == fmt
+
+
+@pytest.mark.parametrize("text, fmt", LEAKS)
+def test_reply_parser_format_names_map_to_the_table(text, fmt):
+    """The names vllm_bot.parsing reports are table names or aliases, so suggestions follow them."""
+    extraction = extract_tool_calls(text, TOOL_DEFINITIONS)
+    assert extraction.calls, "the reply parser should recover this call"
+    for name in extraction.formats:
+        assert knowledge().leak_format(name) is not None, f"parser format {name!r} is not in parsers.yaml"
+    assert knowledge().leaked_formats(text, extraction.formats)[0] == fmt
 
 
 def test_every_format_has_a_leak_example():

@@ -66,13 +66,13 @@ class Knowledge:
         return None
 
     def leaked_formats(self, text: str, reported: list[str]) -> list[str]:
-        """Format names seen in `text`: those the reply parser reported (normalized) plus any whose
-        markers appear, in table order, without duplicates."""
-        names: list[str] = []
+        """Format names seen in `text`: those whose markers appear (table order: the table tells server
+        formats apart, e.g. granite's `<tool_call>[` from hermes), then the names the reply parser
+        reported (normalized), without duplicates."""
+        names = [fmt.name for fmt in self.formats if fmt.found_in(text)]
         for name in reported:
             fmt = self.leak_format(name)
             names.append(fmt.name if fmt else name)
-        names += [fmt.name for fmt in self.formats if fmt.found_in(text)]
         return list(dict.fromkeys(n for n in names if n != "native"))
 
     def tool_parser_for(self, format_name: str | None, family: Family | None) -> str | None:
