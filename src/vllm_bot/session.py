@@ -30,6 +30,7 @@ from .ui.plain import PlainUI
 
 class Session:
     emit: Emit
+    agent: Agent
 
     def __init__(
         self,
@@ -53,7 +54,8 @@ class Session:
             config.vllm, system_prompt=self._system_prompt, trace=self.trace, context=config.context
         )
         self.capabilities = CapabilityCache()
-        self.telemetry = for_session(config.telemetry, self.client, lambda e: self.emit(e))
+        # Telemetry reports through the agent's emit, so the session file records them too.
+        self.telemetry = for_session(config.telemetry, self.client, lambda e: self.agent.emit(e))
         consumers: list[Any] = [PlainUI(stream_text=not headless)]
         if config.agent.debug:
             consumers.append(DebugLog())

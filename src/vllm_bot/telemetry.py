@@ -128,7 +128,7 @@ class Telemetry:
         self._scraped = False
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RequestStarted):
+        if isinstance(event, RequestStarted) and event.mode in ("native", "text"):
             self._arm()
         elif isinstance(event, (TextDelta, ReasoningDelta)) and self.waiting:
             self._disarm()
