@@ -298,3 +298,21 @@ def test_profile_settings_reach_the_probes_but_temperature_is_zero(run_doctor, t
         run_doctor(server)
         body = server.auto_replied[0]
     assert body["top_p"] == 0.8 and body["top_k"] == 20 and body["temperature"] == 0
+
+
+def test_unknown_context_window_is_a_warning(run_doctor):
+    with FakeVLLM(auto_reply=ideal_model(), max_model_len=None) as server:
+        report, code = run_doctor(server)
+    check = by_id(report)["context"]
+    assert (
+        check["status"] == "warn" and "assumes" in check["detail"] and "vllm.context_window" in check["fix"]
+    )
+    assert code == 0
+
+
+def test_small_context_window_is_a_warning(run_doctor):
+    with FakeVLLM(auto_reply=ideal_model(), max_model_len=8192) as server:
+        report, _ = run_doctor(server)
+    check = by_id(report)["context"]
+    assert check["status"] == "warn" and check["detail"].startswith("8192 tokens (max_model_len)")
+    assert "--max-model-len" in check["fix"]

@@ -107,7 +107,8 @@ class Doctor:
             if self.profile.context_window
             else "max_model_len"
         )
-        self._add(context_check(self.client.context_window, source))
+        assumed = self.client.context.window_assumed  # no max_model_len and nothing configured
+        self._add(context_check(None if assumed else self.client.context_window, source))
         return True
 
     def _side_endpoints(self) -> None:

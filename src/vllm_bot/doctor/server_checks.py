@@ -95,7 +95,7 @@ def context_check(window: int | None, source: str) -> Check:
             "context",
             "context window",
             "warn",
-            "unknown: /v1/models gave no max_model_len",
+            "unknown: /v1/models gave no max_model_len, so the agent assumes context.assumed_window",
             "set vllm.context_window in config.json",
         )
     if window < MIN_CONTEXT:

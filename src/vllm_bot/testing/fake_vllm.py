@@ -24,8 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .script import (
-    TOKEN_RE,
     ChunkWriter,
+    PrefixCache,
     Reply,
     count_tokens,
     fold_chunks,
@@ -53,7 +53,7 @@ class FakeVLLM:
         leak_format: str = "hermes",
         text_format: str = "tool_call",
         model: str = "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-        max_model_len: int = 32768,
+        max_model_len: int | None = 32768,  # None: the model card has no max_model_len
         reasoning_field: str = "reasoning",
         tokenize: bool = True,
         api_key: str | None = None,
@@ -85,7 +85,7 @@ class FakeVLLM:
         self.metrics = metrics
         self.version = version
         self.health_status = health_status
-        self._last_prompt: list[str] = []
+        self.prefix_cache = PrefixCache()
         self.requests: list[dict[str, Any]] = []  # every chat request body, in order
         self.rejected: list[dict[str, Any]] = []  # requests answered with the no-parser 400
         self.side_requests: list[str] = []  # paths of every other request (/health, /metrics, ...)
@@ -160,20 +160,6 @@ class FakeVLLM:
                 self.problems.append(f"request #{len(self.requests)}: {e}")
         return reply
 
-    def cached_tokens(self, body: dict[str, Any]) -> int:
-        """vLLM's automatic prefix caching: the prompt prefix shared with the previous request, in whole
-        16-token blocks."""
-        tokens = TOKEN_RE.findall(
-            json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
-        )
-        shared = 0
-        for a, b in zip(tokens, self._last_prompt, strict=False):
-            if a != b:
-                break
-            shared += 1
-        self._last_prompt = tokens
-        return shared // 16 * 16
-
     def tool_choice_error(self, body: dict[str, Any]) -> str | None:
         """vLLM's 400 for tools on a server without --enable-auto-tool-choice/--tool-call-parser."""
         if self.mode != "noparser" or not body.get("tools"):
@@ -218,7 +204,7 @@ class FakeVLLM:
                 "tool_calls": [{"index": last, "function": {"arguments": reply.calls[-1].arguments_json()}}]
             }
         out.append(w.chunk(final_delta, finish, stop_reason=None))
-        cached = self.cached_tokens(body) if self.prompt_tokens_details else None
+        cached = self.prefix_cache.hit(body) if self.prompt_tokens_details else None
         if not streamed or (self.include_usage and (body.get("stream_options") or {}).get("include_usage")):
             completion = count_tokens(
                 content + reply.reasoning + "".join(c.arguments_json() for c in reply.calls)
@@ -356,7 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, error_body(refusal))
             return
         prompt = f.prompt_tokens(body)
-        if prompt >= f.max_model_len:
+        if f.max_model_len is not None and prompt >= f.max_model_len:
             msg = (
                 f"This model's maximum context length is {f.max_model_len} tokens. "
                 f"However, your prompt contains {prompt} input tokens, "

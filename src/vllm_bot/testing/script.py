@@ -23,6 +23,26 @@ def count_tokens(text: str) -> int:
     return len(TOKEN_RE.findall(text))
 
 
+class PrefixCache:
+    """vLLM's automatic prefix caching, roughly: the prompt prefix shared with the previous request
+    is cached, in whole 16-token blocks."""
+
+    def __init__(self) -> None:
+        self._last: list[str] = []
+
+    def hit(self, body: dict[str, Any]) -> int:
+        tokens = TOKEN_RE.findall(
+            json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
+        )
+        shared = 0
+        for a, b in zip(tokens, self._last, strict=False):
+            if a != b:
+                break
+            shared += 1
+        self._last = tokens
+        return shared // 16 * 16
+
+
 @dataclass
 class Call:
     name: str
