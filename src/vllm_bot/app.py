@@ -116,6 +116,7 @@ SUBCOMMANDS: dict[str, str] = {
     "undo": "vllm_bot.history_cli:undo_command",
     "diff": "vllm_bot.history_cli:diff_command",
     "sessions": "vllm_bot.history_cli:sessions_command",
+    "doctor": "vllm_bot.doctor:command",
 }
 
 

@@ -21,6 +21,7 @@ from .conversation import Conversation
 from .errors import ContextOverflow, ModelServerError
 from .events import CallsDetected, Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
 from .parsing import extract_tool_calls, split_reasoning
+from .profiles import Profile, keep_reasoning
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
@@ -82,6 +83,7 @@ class ModelClient:
             RetryPolicy(config.retry_attempts, config.retry_base, config.retry_cap)
         )
         self.compact_prompt = compact_prompt or _default_compact_prompt
+        self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
         self._sdk: Any = None
 
     # -- connection -----------------------------------------------------------------------------
@@ -129,7 +131,15 @@ class ModelClient:
         return self.model
 
     def _served_window(self) -> int | None:
+        """max_model_len from /v1/models, unless the model profile overrides it (vllm.context_window
+        overrides both, in ContextManager)."""
+        if self.profile is not None and self.profile.context_window:
+            return self.profile.context_window
         return next((m.max_model_len for m in self.models if m.id == self.model and m.max_model_len), None)
+
+    @property
+    def model_info(self) -> ModelInfo | None:
+        return next((m for m in self.models if m.id == self.model), None)
 
     @property
     def context_window(self) -> int:
@@ -164,7 +174,10 @@ class ModelClient:
     def _build(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
     ) -> list[dict[str, Any]]:
-        return to_messages(conversation, self.system_prompt(not native, definitions))
+        messages = to_messages(conversation, self.system_prompt(not native, definitions))
+        if self.profile is not None and self.profile.keep_reasoning:
+            keep_reasoning(messages, conversation)
+        return messages
 
     def measure(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool | None = None
@@ -266,8 +279,13 @@ class ModelClient:
         if native:
             params["tools"] = definitions
             params["tool_choice"] = self._tool_choice()
-        if self.config.temperature is not None:
-            params["temperature"] = self.config.temperature
+        temperature = self.config.temperature  # explicit config beats the model profile
+        if temperature is None and self.profile is not None:
+            temperature = self.profile.temperature
+        if temperature is not None:
+            params["temperature"] = temperature
+        if self.profile is not None:
+            params.update(self.profile.request_params())
         return params
 
     def _tool_choice(self) -> Any:

@@ -145,6 +145,27 @@ class UiConfig:
 
 
 @dataclass
+class ProfileConfig:
+    """Per-model settings (see docs/doctor.md). Unset (null) fields fall through to the next layer."""
+
+    match: list[str] = field(default_factory=list)  # globs on the served name or root; "re:" = regex
+    tool_call_mode: Literal["native", "text"] | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stop: list[str] | None = None
+    keep_reasoning: bool | None = None  # send reasoning back between tool calls
+    context_window: int | None = None
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    extra_body: dict[str, Any] = field(default_factory=dict)  # e.g. top_k, min_p, repetition_penalty
+
+
+@dataclass
+class TelemetryConfig:
+    slow_first_token: float = 5.0  # seconds: a wait this long reads /metrics to explain it
+    metrics: bool = True  # allow reading the server's /metrics page (only for slow replies)
+
+
+@dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
@@ -155,7 +176,10 @@ class Config:
     mcp: McpConfig = field(default_factory=McpConfig)
     git: GitConfig = field(default_factory=GitConfig)
     ui: UiConfig = field(default_factory=UiConfig)
+    telemetry: TelemetryConfig = field(default_factory=TelemetryConfig)
+    profiles: dict[str, ProfileConfig] = field(default_factory=dict)  # user model profiles by name
     source: str = field(default="defaults", compare=False)  # where the file layer came from
+    flags: set[str] = field(default_factory=set, compare=False)  # dotted keys set on the command line
 
 
 ENV_KEYS = {
@@ -200,6 +224,7 @@ def load_config(
     for key, value in (overrides or {}).items():
         if value is not None:
             set_key(cfg, key, value, "command line")
+            cfg.flags.add(key)
     return cfg
 
 
@@ -347,6 +372,7 @@ def to_dict(cfg: Config) -> dict[str, Any]:
     """The effective config as plain data, with the API key redacted."""
     data = dataclasses.asdict(cfg)
     data.pop("source", None)
+    data.pop("flags", None)
     if data["vllm"].get("api_key") not in (None, "", "EMPTY"):
         data["vllm"]["api_key"] = "***"
     return data

@@ -87,6 +87,24 @@ class UsageReported(Event):
 
 
 @dataclass
+class TelemetryReported(Event):
+    """Speed and cache figures for one model request (recorded in session files).
+
+    `server` is a /metrics snapshot (running, waiting, kv_cache_usage), read only for a slow reply;
+    `note` explains the wait ("server busy: 3 requests waiting")."""
+
+    seconds: float
+    first_token_seconds: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    tokens_per_second: float | None = None
+    cache_hit_rate: float | None = None
+    server: dict[str, float | None] | None = None
+    note: str = ""
+
+
+@dataclass
 class ToolCallStarted(Event):
     call: ToolCall
     preview: str | None = None

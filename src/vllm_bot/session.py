@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .approval import ApprovalGate
+from .capabilities import CapabilityCache, ModeMemory, configure
 from .client import ModelClient
 from .config import Config
 from .events import Event, Notice, SessionStarted
@@ -20,6 +21,7 @@ from .loop import Agent
 from .mcp.bridge import McpTools
 from .prompts import system_prompt
 from .statedir import workspace_state_dir
+from .telemetry import for_session
 from .toolbox import build_toolbox
 from .trace import Trace
 from .ui import front_end
@@ -28,6 +30,8 @@ from .ui.debuglog import DebugLog
 
 
 class Session:
+    agent: Agent
+
     def __init__(
         self,
         config: Config,
@@ -55,6 +59,11 @@ class Session:
         self.debug_log: DebugLog | None = None
         if config.agent.debug:
             self.set_debug(True)
+        self.capabilities = CapabilityCache()
+        # Telemetry reports through the agent's emit, so the session file records them too.
+        self.telemetry = for_session(config.telemetry, self.client, lambda e: self.agent.emit(e))
+        self.consumers += [ModeMemory(self.capabilities, self.client, self.emit), self.telemetry]
+        self.add_status_field(self._cache_field)
         self.toolbox = build_toolbox(config, workspace, self.state_dir)
         self.executor = self.toolbox.executor
         self.mcp = McpTools(config, workspace, self.state_dir)
@@ -81,6 +90,10 @@ class Session:
         """One more field for the status line after each task (e.g. a prefix-cache hit rate)."""
         self.front.status.extras.append(field)
 
+    def _cache_field(self) -> str | None:
+        rate = self.telemetry.cache_hit_rate
+        return f"prefix cache {rate:.0%}" if rate is not None else None
+
     def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
         """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""
         key = (text_mode, tuple(d["function"]["name"] for d in definitions))
@@ -100,6 +113,7 @@ class Session:
     def start(self) -> None:
         """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
         self.client.resolve_model()
+        configure(self.client, self.config, self.capabilities, self.emit)  # profile, remembered mode
         self.mcp.start(self.executor, self.gate, self.emit)  # servers connect in the background
         self.emit(
             SessionStarted(

@@ -12,7 +12,16 @@ from collections.abc import Callable
 from typing import Any
 
 from .conversation import Conversation, Entry
-from .events import Event, IterationStarted, ModeSwitched, TaskFinished, ToolCallFinished, TurnFinished
+from .events import (
+    Event,
+    IterationStarted,
+    ModeSwitched,
+    TaskFinished,
+    TelemetryReported,
+    ToolCallFinished,
+    TurnFinished,
+    to_json,
+)
 from .session_codec import entry_to_dict, result_to_dict
 from .sessions import FORMAT_VERSION, SessionLog
 
@@ -45,6 +54,8 @@ class SessionRecorder:
             self.sync()
         elif isinstance(event, ModeSwitched):
             self._write({"type": "mode", "function_calling": event.function_calling})
+        elif isinstance(event, TelemetryReported):  # speed and cache figures; loading ignores them
+            self._write(to_json(event) | {"type": "telemetry"})
         elif isinstance(event, TaskFinished):
             self.sync()
             self._write(

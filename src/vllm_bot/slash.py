@@ -12,7 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-SLASH_MODULES = ["vllm_bot.slash_core", "vllm_bot.slash_ui", "vllm_bot.mcp.slash", "vllm_bot.slash_history"]
+SLASH_MODULES = [
+    "vllm_bot.slash_core",
+    "vllm_bot.slash_ui",
+    "vllm_bot.mcp.slash",
+    "vllm_bot.slash_history",
+    "vllm_bot.doctor.slash",
+]
 
 
 @dataclass

@@ -60,6 +60,7 @@ def _tokens(session: Any, arg: str) -> None:
         f"Session so far: {short_count(total.prompt_tokens)} prompt tokens sent, "
         f"{short_count(total.completion_tokens)} generated."
     )
+    session.say(session.telemetry.summary())
 
 
 @command("approval", "Show or set the approval mode", "ask|auto-edit|full-auto")

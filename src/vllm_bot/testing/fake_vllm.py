@@ -4,7 +4,12 @@ Used by the tests, the benchmarks and `cli.py --demo`. Server modes:
 - "parser":   started with --enable-auto-tool-choice --tool-call-parser: scripted calls are streamed
               as native tool-call deltas when the request carries `tools`;
 - "noparser": started without the flags: a request with `tools` gets vLLM's 400; calls go in content;
-- "leak":     a parser is configured but the model writes its calls in content (`leak_format`).
+- "leak":     a parser is configured but the model writes its calls in content (`leak_format`:
+              hermes, qwen3_xml, mistral, tool_call).
+Other server traits, each reproducing something `doctor` diagnoses: `think_in_content` (no
+--reasoning-parser: reasoning arrives as <think> in content), `include_usage=False` (stream_options
+ignored), `prompt_tokens_details` (cached_tokens from a prefix cache with 16-token blocks), `metrics`
+(gauges served on /metrics), `tokenize=False`, `version=None`, `health_status`.
 A request beyond the script, or one whose history breaks the tool-call/result pairing, is recorded in
 `problems`; `assert_done()` fails the test for those and for unconsumed replies.
 """
@@ -18,8 +23,19 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .script import ChunkWriter, Reply, count_tokens, pieces, render_text_calls, tool_call_chunks
+from .script import (
+    ChunkWriter,
+    PrefixCache,
+    Reply,
+    count_tokens,
+    fold_chunks,
+    metrics_page,
+    pieces,
+    render_text_calls,
+    tool_call_chunks,
+)
 
+STREAM_ONLY_QUIRKS = {"drop_fragment"}  # streaming bugs: the non-streamed reply stays intact
 AUTO_MSG = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 REQUIRED_MSG = 'tool_choice="required" requires --tool-call-parser to be set'
 
@@ -37,12 +53,18 @@ class FakeVLLM:
         leak_format: str = "hermes",
         text_format: str = "tool_call",
         model: str = "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-        max_model_len: int = 32768,
+        max_model_len: int | None = 32768,  # None: the model card has no max_model_len
         reasoning_field: str = "reasoning",
         tokenize: bool = True,
         api_key: str | None = None,
         strict: bool = True,
         auto_reply: Callable[[dict[str, Any]], Reply | None] | None = None,
+        think_in_content: bool = False,
+        include_usage: bool = True,
+        prompt_tokens_details: bool = False,
+        metrics: dict[str, float] | None = None,
+        version: str | None = "0.33.0",
+        health_status: int = 200,
     ) -> None:
         self.script = list(script or [])
         self.mode = mode
@@ -57,8 +79,16 @@ class FakeVLLM:
         self.auto_reply = auto_reply  # answers some requests (e.g. summaries) outside the script
         self.auto_replied: list[dict[str, Any]] = []
         self._stopping = threading.Event()
+        self.think_in_content = think_in_content
+        self.include_usage = include_usage
+        self.prompt_tokens_details = prompt_tokens_details
+        self.metrics = metrics
+        self.version = version
+        self.health_status = health_status
+        self.prefix_cache = PrefixCache()
         self.requests: list[dict[str, Any]] = []  # every chat request body, in order
         self.rejected: list[dict[str, Any]] = []  # requests answered with the no-parser 400
+        self.side_requests: list[str] = []  # paths of every other request (/health, /metrics, ...)
         self.problems: list[str] = []
         self.consumed = 0
         self._lock = threading.Lock()
@@ -70,7 +100,7 @@ class FakeVLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -151,16 +181,21 @@ class FakeVLLM:
         w = ChunkWriter(self.model, self.reasoning_field)
         native = self.mode == "parser" and bool(body.get("tools")) and body.get("tool_choice") != "none"
         content = reply.content
+        streamed = bool(body.get("stream"))
+        quirks = reply.quirks if streamed else reply.quirks - STREAM_ONLY_QUIRKS
         if reply.calls and not native:
             fmt = reply.text_format or (
                 self.leak_format if self.mode == "leak" and body.get("tools") else "tool_call"
             )
             content = (content + "\n" if content else "") + render_text_calls(reply.calls, fmt)
+        reasoning = reply.reasoning
+        if reasoning and self.think_in_content:  # no --reasoning-parser: the raw text goes to content
+            content, reasoning = f"<think>\n{reasoning}\n</think>\n\n{content}", ""
         out = [w.chunk({"role": "assistant", "content": ""})]
-        out += [w.reasoning(p) for p in pieces(reply.reasoning, reply.chunk_size)] if reply.reasoning else []
+        out += [w.reasoning(p) for p in pieces(reasoning, reply.chunk_size)] if reasoning else []
         out += [w.chunk({"content": p}) for p in pieces(content, reply.chunk_size)]
         if reply.calls and native:
-            out += list(tool_call_chunks(w, reply.calls, reply.quirks, reply.chunk_size))
+            out += list(tool_call_chunks(w, reply.calls, quirks, reply.chunk_size))
         finish = reply.finish_reason or ("tool_calls" if reply.calls and native else "stop")
         final_delta: dict[str, Any] = {}
         if "dup_tail" in reply.quirks and reply.calls and native:
@@ -169,11 +204,12 @@ class FakeVLLM:
                 "tool_calls": [{"index": last, "function": {"arguments": reply.calls[-1].arguments_json()}}]
             }
         out.append(w.chunk(final_delta, finish, stop_reason=None))
-        if (body.get("stream_options") or {}).get("include_usage"):
+        cached = self.prefix_cache.hit(body) if self.prompt_tokens_details else None
+        if not streamed or (self.include_usage and (body.get("stream_options") or {}).get("include_usage")):
             completion = count_tokens(
                 content + reply.reasoning + "".join(c.arguments_json() for c in reply.calls)
             )
-            out.append(w.usage(self.prompt_tokens(body), completion))
+            out.append(w.usage(self.prompt_tokens(body), completion, cached))
         return out
 
 
@@ -243,12 +279,21 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def do_GET(self) -> None:
+        f = self.fake
+        f.side_requests.append(self.path)
         if self.path == "/health":
-            self.send_response(200)
+            self.send_response(f.health_status)
             self.send_header("Content-Length", "0")
             self.end_headers()
-        elif self.path == "/version":
-            self._json(200, {"version": "0.33.0"})
+        elif self.path == "/version" and f.version is not None:
+            self._json(200, {"version": f.version})
+        elif self.path == "/metrics" and f.metrics is not None:
+            raw = metrics_page(f.metrics, f.model).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
         elif self.path == "/v1/models":
             if self._authorized():
                 self._json(200, {"object": "list", "data": [self._card()]})
@@ -270,6 +315,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self._body()
+        if self.path != "/v1/chat/completions":
+            self.fake.side_requests.append(self.path)
         if self.path == "/tokenize" and self.fake.tokenize:
             text = body.get("prompt") or json.dumps(body.get("messages") or []) + json.dumps(
                 body.get("tools") or []
@@ -295,7 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, error_body(refusal))
             return
         prompt = f.prompt_tokens(body)
-        if prompt >= f.max_model_len:
+        if f.max_model_len is not None and prompt >= f.max_model_len:
             msg = (
                 f"This model's maximum context length is {f.max_model_len} tokens. "
                 f"However, your prompt contains {prompt} input tokens, "
@@ -316,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, chunks: list[dict[str, Any]], reply: Reply, stream: bool) -> None:
         if not stream:
-            self._json(200, _non_streaming(chunks))
+            self._json(200, fold_chunks(chunks))
             return
         lines = [f"data: {json.dumps(c, separators=(',', ':'))}\n\n" for c in chunks]
         if reply.stream_error is not None:
@@ -346,36 +393,3 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(reply.latency)
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
-
-
-def _non_streaming(chunks: list[dict[str, Any]]) -> dict[str, Any]:
-    """Fold streamed chunks into one chat.completion response."""
-    message: dict[str, Any] = {"role": "assistant", "content": "", "tool_calls": []}
-    finish, usage = "stop", None
-    calls: dict[int, dict[str, Any]] = {}
-    for c in chunks:
-        usage = c.get("usage", usage)
-        for choice in c["choices"]:
-            d = choice["delta"]
-            message["content"] += d.get("content") or ""
-            for tc in d.get("tool_calls") or []:
-                entry = calls.setdefault(
-                    tc["index"],
-                    {"id": tc.get("id"), "type": "function", "function": {"name": None, "arguments": ""}},
-                )
-                entry["id"] = entry["id"] or tc.get("id")
-                entry["function"]["name"] = entry["function"]["name"] or (tc.get("function") or {}).get(
-                    "name"
-                )
-                entry["function"]["arguments"] += (tc.get("function") or {}).get("arguments") or ""
-            finish = choice.get("finish_reason") or finish
-    message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    message["content"] = message["content"] or None
-    return {
-        "id": chunks[0]["id"],
-        "object": "chat.completion",
-        "created": 1730000000,
-        "model": chunks[0]["model"],
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "stop_reason": None}],
-        "usage": usage,
-    }

@@ -23,6 +23,26 @@ def count_tokens(text: str) -> int:
     return len(TOKEN_RE.findall(text))
 
 
+class PrefixCache:
+    """vLLM's automatic prefix caching, roughly: the prompt prefix shared with the previous request
+    is cached, in whole 16-token blocks."""
+
+    def __init__(self) -> None:
+        self._last: list[str] = []
+
+    def hit(self, body: dict[str, Any]) -> int:
+        tokens = TOKEN_RE.findall(
+            json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
+        )
+        shared = 0
+        for a, b in zip(tokens, self._last, strict=False):
+            if a != b:
+                break
+            shared += 1
+        self._last = tokens
+        return shared // 16 * 16
+
+
 @dataclass
 class Call:
     name: str
@@ -69,6 +89,9 @@ def render_text_calls(calls: list[Call], fmt: str) -> str:
                 for k, v in args.items()
             )
             blocks.append(f"<tool_call>\n<function={c.name}>\n{params}</function>\n</tool_call>")
+        elif fmt == "mistral":  # pre-v11 tokenizers; the server keeps [TOOL_CALLS] without a parser
+            body = json.dumps([{"name": c.name, "arguments": args}], ensure_ascii=False)
+            blocks.append(f"[TOOL_CALLS]{body}")
         else:
             raise ValueError(f"unknown text format {fmt!r}")
     return "\n".join(blocks)
@@ -127,13 +150,16 @@ def tool_call_chunks(
     """Native tool-call deltas. Quirks: "one_chunk" (name and all arguments as several entries for one
     index in one chunk), "no_id", "null_fields" (explicit nulls in continuations), "no_args" (never
     send arguments), "interleave" (fragments of two calls alternate), "dup_tail" (the final chunk re-sends
-    the whole arguments, as classic vLLM did)."""
+    the whole arguments, as classic vLLM did), "drop_fragment" (the second argument fragment of each call
+    is lost: a streaming parser bug; the fake applies it to streamed replies only)."""
     ids = [None if "no_id" in quirks else "chatcmpl-tool-" + uuid.uuid4().hex[:16] for _ in calls]
     heads = [
         {"index": i, "id": ids[i], "type": "function", "function": {"name": c.name}}
         for i, c in enumerate(calls)
     ]
     frags = [[] if "no_args" in quirks else list(pieces(c.arguments_json(), size)) for c in calls]
+    if "drop_fragment" in quirks:
+        frags = [f[:1] + f[2:] if len(f) > 2 else f for f in frags]
 
     def cont(i: int, frag: str) -> dict[str, Any]:
         entry: dict[str, Any] = {"index": i, "function": {"arguments": frag}}
@@ -159,3 +185,67 @@ def tool_call_chunks(
         yield w.chunk({"tool_calls": [heads[i]]})
         for frag in frags[i]:
             yield w.chunk({"tool_calls": [cont(i, frag)]})
+
+
+METRIC_HELP = {
+    "vllm:num_requests_running": "Number of requests in model execution batches.",
+    "vllm:num_requests_waiting": "Number of requests waiting to be processed.",
+    "vllm:kv_cache_usage_perc": "KV-cache usage. 1 means 100 percent usage.",
+    "vllm:gpu_cache_usage_perc": "GPU KV-cache usage. 1 means 100 percent usage.",
+}
+
+
+def metrics_page(gauges: dict[str, float], model: str) -> str:
+    """A Prometheus text page shaped like vLLM's /metrics: the given gauges plus unrelated series."""
+    lines = [
+        "# HELP python_gc_objects_collected_total Objects collected during gc",
+        "# TYPE python_gc_objects_collected_total counter",
+        'python_gc_objects_collected_total{generation="0"} 1234.0',
+    ]
+    labels = f'engine="0",model_name="{model}"'
+    for name, value in gauges.items():
+        lines += [f"# HELP {name} {METRIC_HELP.get(name, name)}", f"# TYPE {name} gauge"]
+        lines.append(f"{name}{{{labels}}} {float(value)}")
+    lines += [
+        "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.",
+        "# TYPE vllm:time_to_first_token_seconds histogram",
+        f'vllm:time_to_first_token_seconds_bucket{{{labels},le="0.001"}} 0.0',
+        f"vllm:time_to_first_token_seconds_count{{{labels}}} 7.0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def fold_chunks(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fold streamed chunks into one chat.completion response."""
+    message: dict[str, Any] = {"role": "assistant", "content": "", "tool_calls": [], "reasoning": None}
+    finish, usage = "stop", None
+    calls: dict[int, dict[str, Any]] = {}
+    for c in chunks:
+        usage = c.get("usage", usage)
+        for choice in c["choices"]:
+            d = choice["delta"]
+            message["content"] += d.get("content") or ""
+            for key in ("reasoning", "reasoning_content"):
+                if d.get(key):
+                    message[key] = (message.get(key) or "") + d[key]
+            for tc in d.get("tool_calls") or []:
+                entry = calls.setdefault(
+                    tc["index"],
+                    {"id": tc.get("id"), "type": "function", "function": {"name": None, "arguments": ""}},
+                )
+                entry["id"] = entry["id"] or tc.get("id")
+                entry["function"]["name"] = entry["function"]["name"] or (tc.get("function") or {}).get(
+                    "name"
+                )
+                entry["function"]["arguments"] += (tc.get("function") or {}).get("arguments") or ""
+            finish = choice.get("finish_reason") or finish
+    message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    message["content"] = message["content"] or None
+    return {
+        "id": chunks[0]["id"],
+        "object": "chat.completion",
+        "created": 1730000000,
+        "model": chunks[0]["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "stop_reason": None}],
+        "usage": usage,
+    }

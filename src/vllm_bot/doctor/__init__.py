@@ -1,0 +1,61 @@
+"""`vllm-bot doctor`: probe the configured vLLM endpoint and say what works, what does not, and which
+`vllm serve` flags fix it. Exit 0 when the agent can work (natively or through its text protocol),
+1 otherwise. The command, its flags and its JSON report are a contract (docs/doctor.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+def command() -> tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]:
+    """The sub-command entry for app.SUBCOMMANDS."""
+    return add_arguments, run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..app import connection_flags
+
+    parser.description = (
+        "Check the vLLM server: reachability, /health, /version, /v1/models, /tokenize, /metrics, "
+        "native tool calls (streamed and not, parallel, long arguments), reasoning separation and "
+        "usage reporting; suggest the `vllm serve` flags that fix what fails."
+    )
+    parser.epilog = "exit codes: 0 the agent can work with this server, 1 it cannot, 2 usage or config error"
+    connection_flags(parser)
+    parser.add_argument(
+        "--output-format",
+        choices=["text", "json"],
+        default="text",
+        help="text (default, printed as the checks run) or one JSON object",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..app import overrides_from
+    from ..config import load_config
+
+    config = load_config(args.config, overrides=overrides_from(args))
+    return diagnose(config, json_output=args.output_format == "json")
+
+
+def diagnose(config: Any, *, json_output: bool = False, out: Any = None) -> int:
+    """Run every check against `config`'s server and print the report; returns the exit code."""
+    from .checkup import Doctor
+    from .report import footer, header, render_json, row
+
+    out = out or sys.stdout
+    if json_output:
+        report = Doctor(config).run()
+        print(render_json(report), file=out)
+        return report.exit_code
+
+    def live(check: Any) -> None:
+        print(row(check), file=out, flush=True)
+
+    print(header(config.vllm.base_url), file=out, flush=True)
+    report = Doctor(config, on_check=live).run()
+    print(footer(report), file=out)
+    return report.exit_code

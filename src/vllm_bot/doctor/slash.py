@@ -1,0 +1,34 @@
+"""`/doctor` in an interactive session: the same checks for the session's server and model; the
+session then follows the verdict (native tool calls on or off)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..slash import command
+
+
+@command("doctor", "Check the server: tool calls, parsers, reasoning, usage; suggest vllm serve flags")
+def _doctor(session: Any, arg: str) -> None:
+    from .checkup import Doctor
+    from .report import footer, header, row
+
+    config = dataclasses.replace(
+        session.config, vllm=dataclasses.replace(session.config.vllm, model=session.client.model)
+    )
+    session.say(header(config.vllm.base_url))
+    report = Doctor(config, on_check=lambda check: session.say(row(check))).run()
+    session.say(footer(report))
+    follow_verdict(session, report.mode)
+
+
+def follow_verdict(session: Any, mode: str | None) -> None:
+    """Switch the session's tool-call mode to what the doctor found (never against the config)."""
+    client = session.client
+    if mode == "native" and not client.function_calling and session.config.vllm.enable_function_calling:
+        client.function_calling = True
+        session.say("Native function calling is on again for this session.")
+    elif mode == "text" and client.function_calling:
+        client.function_calling = False
+        session.say("Switched this session to the text protocol.")

@@ -1,0 +1,108 @@
+"""Verdicts on the doctor's model requests: do native tool calls work, leak into the text (in which
+format), get refused, or not happen at all; and what to change on the server for each case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..parsing import extract_tool_calls
+from ..server_errors import FALLBACK_MARKERS
+from .knowledge import Family, Knowledge
+from .probes import Outcome, Probe, same_calls
+from .report import Advice, Check
+
+NATIVE = ("native", "wrong_arguments")
+
+
+@dataclass
+class ToolVerdict:
+    kind: str  # native | wrong_arguments | refused | leaked | no_call | truncated | error
+    detail: str
+    formats: list[str] = field(default_factory=list)
+    recovered: bool = False  # the agent's reply parser found the expected calls in the text
+
+    @property
+    def native(self) -> bool:
+        return self.kind in NATIVE
+
+
+def describe_calls(calls: list[Any]) -> str:
+    return ", ".join(f"{c.name}({', '.join(f'{k}={v!r}' for k, v in c.arguments.items())})" for c in calls)
+
+
+def classify(outcome: Outcome, probe: Probe, know: Knowledge) -> ToolVerdict:
+    """What happened to a request that offered tools."""
+    if outcome.status == 400 and any(m in outcome.error for m in FALLBACK_MARKERS):
+        return ToolVerdict("refused", f"the server refused tools: {outcome.error}")
+    if outcome.error:
+        return ToolVerdict("error", f"the request failed ({outcome.status}): {outcome.error}")
+    if outcome.calls:
+        if same_calls(outcome.calls, probe.expected):
+            return ToolVerdict("native", f"native tool calls work: {describe_calls(outcome.calls)}")
+        return ToolVerdict(
+            "wrong_arguments",
+            f"native calls arrive, but not the expected ones: {describe_calls(outcome.calls)}",
+        )
+    extraction = extract_tool_calls(outcome.content, probe.definitions)
+    formats = know.leaked_formats(outcome.content, extraction.formats if extraction.calls else [])
+    if extraction.calls or formats:
+        recovered = same_calls(extraction.calls, probe.expected)
+        return ToolVerdict(
+            "leaked", f"tool calls arrive as text: {outcome.excerpt(160)!r}", formats, recovered
+        )
+    if outcome.finish_reason == "length":
+        spent = "reasoning" if outcome.reasoning else "text"
+        return ToolVerdict(
+            "truncated", f"the reply hit max_tokens={probe.max_tokens} in {spent} before any call"
+        )
+    return ToolVerdict("no_call", f"the model answered without a tool call: {outcome.excerpt(160)!r}")
+
+
+def flags_text(parser: str | None) -> str:
+    return f"--enable-auto-tool-choice --tool-call-parser {parser or 'PARSER'}"
+
+
+def tool_check(
+    check_id: str, title: str, verdict: ToolVerdict, family: Family | None, know: Knowledge, advice: Advice
+) -> Check:
+    """A check row for a tool-call request; records the server flags to suggest in `advice`."""
+    data = {"kind": verdict.kind, "formats": verdict.formats, "recovered": verdict.recovered}
+    if verdict.kind == "native":
+        return Check(check_id, title, "pass", verdict.detail, data=data)
+    if verdict.kind == "wrong_arguments":
+        fix = "a model quality issue, not the server: a larger model or a lower temperature helps"
+        return Check(check_id, title, "warn", verdict.detail, fix, data)
+    if verdict.kind == "truncated":
+        fix = "re-run; if it persists, turn thinking off in a profile (chat_template_kwargs)"
+        return Check(check_id, title, "warn", verdict.detail + "; inconclusive", fix, data)
+    if verdict.kind == "error":
+        return Check(check_id, title, "fail", verdict.detail, "read the server log for the cause", data)
+    parser = know.tool_parser_for(verdict.formats[0] if verdict.formats else None, family)
+    advice.tool_parser = advice.tool_parser or parser or "PARSER"
+    restart = f"restart vLLM with {flags_text(parser)}"
+    if parser is None:
+        restart += " (the parser for your model family: see vLLM's tool calling docs)"
+    if verdict.kind == "refused":
+        return Check(
+            check_id, title, "fail", verdict.detail, restart + "; until then the agent uses text mode", data
+        )
+    if verdict.kind == "leaked":
+        return Check(check_id, title, "fail", _leak_detail(verdict, family, parser), restart, data)
+    fix = (
+        "the model or its chat template does not do tool calls; serve an instruct model with tool support "
+        f"(and {flags_text(parser)})"
+    )
+    return Check(check_id, title, "fail", verdict.detail, fix, data)
+
+
+def _leak_detail(verdict: ToolVerdict, family: Family | None, parser: str | None) -> str:
+    fmt = ", ".join(verdict.formats) or "an unknown format"
+    text = f"tool calls leak into the reply text in {fmt} format, so the server parsed none"
+    if family and family.tool_call_parser and parser and parser != family.tool_call_parser:
+        text += (
+            f" (the table expects {family.tool_call_parser} for {family.name}, but the model writes {fmt})"
+        )
+    if verdict.recovered:
+        return text + "; the agent recovers them from the text"
+    return text + "; the agent's reply parser cannot recover them either"
