@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from common import to_markdown
 
 from vllm_bot.checkpoints import CheckpointStore
 from vllm_bot.gitrepo import open_repo
@@ -167,12 +167,6 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     return rows
 
 
-def markdown(rows: list[dict[str, Any]]) -> str:
-    lines = ["| benchmark | value | unit | note |", "|---|---:|---|---|"]
-    lines += [f"| {r['benchmark']} | {r['value']} | {r['unit']} | {r['note']} |" for r in rows]
-    return "\n".join(lines)
-
-
 if __name__ == "__main__":
     print(f"cores: {os.cpu_count()}")
-    print(markdown(run(quick="--quick" in sys.argv)))
+    print(to_markdown(run(quick="--quick" in sys.argv)))

@@ -10,9 +10,8 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from common import row, to_markdown
 
 from vllm_bot.parsing import StreamFilter, parse_tool_calls
 
@@ -81,7 +80,7 @@ def _stream(text: str, delta: int) -> None:
 
 
 def _row(benchmark: str, ms: float, note: str) -> dict:
-    return {"benchmark": benchmark, "value": round(ms, 1), "unit": "ms CPU", "note": note}
+    return row(benchmark, round(ms, 1), "ms CPU", note)
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -116,10 +115,7 @@ def run(quick: bool = False) -> list[dict]:
 
 
 def main() -> None:
-    quick = "--quick" in sys.argv
-    print("| benchmark | value | unit | note |\n|---|---|---|---|")
-    for row in run(quick):
-        print(f"| {row['benchmark']} | {row['value']} | {row['unit']} | {row['note']} |")
+    print(to_markdown(run(quick="--quick" in sys.argv)))
 
 
 if __name__ == "__main__":

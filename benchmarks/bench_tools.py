@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from common import SRC, to_markdown
+
 LINE = b"%012d the quick brown fox jumps over the lazy dog, again\n"  # 64 bytes
 
 _MEASURE = """
@@ -110,12 +111,6 @@ def run(quick: bool) -> list[dict]:
         rows += bench_edit(ws, sizes[1])
         rows += bench_exec(ws, sizes[2])
     return rows
-
-
-def to_markdown(rows: list[dict]) -> str:
-    lines = ["| benchmark | value | unit | note |", "|---|---:|---|---|"]
-    lines += [f"| {r['benchmark']} | {r['value']} | {r['unit']} | {r['note']} |" for r in rows]
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

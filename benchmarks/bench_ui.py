@@ -15,10 +15,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
+from common import row, to_markdown
 from rich.console import Console
 
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
@@ -86,20 +84,52 @@ def flood(megabytes: int) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
+def run(quick: bool = False) -> list[dict]:
     seconds = 3 if quick else 30
+    rows = []
     wall, cpu = stream(100 * seconds, 100.0)
-    print(f"stream 100 tok/s for {wall:.1f} s: CPU {cpu:.2f} s = {100 * cpu / wall:.1f} % of a core")
+    rows.append(
+        row(
+            "stream prose at 100 tok/s",
+            round(100 * cpu / wall, 1),
+            "% of a core",
+            f"{wall:.0f} s of Markdown with lists and code; target < 10 %",
+        )
+    )
     wall, cpu = stream(100 * seconds, 100.0, CODE)
-    print(f"one long code block at 100 tok/s for {wall:.1f} s: {100 * cpu / wall:.1f} % of a core")
+    rows.append(
+        row(
+            "stream one long code block at 100 tok/s",
+            round(100 * cpu / wall, 1),
+            "% of a core",
+            f"{wall:.0f} s",
+        )
+    )
     for tokens in (500, 4000) if quick else (1000, 8000):
         wall, cpu = stream(tokens, 0)
-        per_token = 1e3 * cpu / tokens
-        print(f"reply of {tokens} tokens, as fast as possible: {wall:.2f} s, {per_token:.2f} ms CPU/token")
+        rows.append(
+            row(
+                f"reply of {tokens} tokens as fast as possible",
+                round(1e3 * cpu / tokens, 3),
+                "ms CPU/token",
+                f"{wall:.2f} s wall",
+            )
+        )
     size = 10 if quick else 200
     wall, cpu = flood(size)
-    print(f"exec flood of {size} MB: {wall:.2f} s wall, {cpu:.2f} s CPU ({size / wall:.0f} MB/s)")
+    rows.append(
+        row(
+            f"exec output flood of {size} MB through the display",
+            round(wall, 2),
+            "s",
+            f"{cpu:.2f} s CPU, {size / wall:.0f} MB/s",
+        )
+    )
+    return rows
+
+
+def main() -> None:
+    print(to_markdown(run(quick="--quick" in sys.argv)))
 
 
 if __name__ == "__main__":

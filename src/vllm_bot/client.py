@@ -18,7 +18,7 @@ from .calls import AssistantTurn
 from .config import ContextConfig, VllmConfig
 from .context import ContextManager
 from .conversation import Conversation
-from .errors import ContextOverflow, ModelServerError
+from .errors import ContextOverflow, ModelServerError, ServerUnreachable, unreachable_message
 from .events import CallsDetected, Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
 from .parsing import extract_tool_calls, split_reasoning
 from .profiles import Profile, keep_reasoning
@@ -96,20 +96,28 @@ class ModelClient:
             self._sdk = openai.OpenAI(
                 base_url=self.config.base_url,
                 api_key=self.config.api_key or "EMPTY",
-                timeout=openai.Timeout(self.config.timeout, connect=self.config.connect_timeout),
+                # The socket read timeout stays a little longer than our own first-token and idle
+                # deadlines (watchdog.py), so a stall is always reported as the stall it is.
+                timeout=openai.Timeout(
+                    max(self.config.timeout, self.config.stream_idle_timeout) + 10,
+                    connect=self.config.connect_timeout,
+                ),
                 max_retries=0,
             )
         return self._sdk
 
     def list_models(self) -> list[ModelInfo]:
-        """GET /v1/models (not a model request: no GPU time)."""
-        with translate_errors(self):
-            page = self.sdk.models.list()
+        """GET /v1/models (not a model request: no GPU time). Plain urllib, so start-up does not wait
+        for the openai SDK to import (warmup.py imports it in the background meanwhile)."""
+        from .endpoints import fetch
+
+        url = self.config.base_url.rstrip("/") + "/models"
+        answer = fetch(url, api_key=self.config.api_key, timeout=self.config.connect_timeout + 10)
+        cards = _model_cards(answer, self.config.base_url, self.answered)
         self.answered = True
-        self.models = []
-        for card in page.data:
-            extra = getattr(card, "model_extra", None) or {}
-            self.models.append(ModelInfo(card.id, extra.get("root"), extra.get("max_model_len")))
+        self.models = [
+            ModelInfo(str(c["id"]), c.get("root"), c.get("max_model_len")) for c in cards if c.get("id")
+        ]
         if self.trace:
             self.trace.record("models", [m.__dict__ for m in self.models])
         return self.models
@@ -349,6 +357,29 @@ class ModelClient:
             return split_reasoning(reply_from_completion(completion).content)[1]
 
         return self.retrier.run(ask, emit)
+
+
+def _model_cards(answer: Any, base_url: str, answered_before: bool) -> list[dict[str, Any]]:
+    """The `data` list of a /v1/models answer, or the user-facing error for a failed one."""
+    from .retry import TransientServerError
+
+    if answer.status is None:
+        if answered_before:
+            raise TransientServerError(f"Lost the connection to the server at {base_url}.")
+        detail = "timed out" if "timed out" in answer.error else "connection failed"
+        raise ServerUnreachable(unreachable_message(base_url, detail))
+    if answer.status == 401:
+        raise ModelServerError(
+            f"The server at {base_url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
+            "--api-key to the key vLLM was started with (--api-key)."
+        )
+    body = answer.json()
+    if not answer.ok or not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ModelServerError(
+            f"The server at {base_url} did not list its models (GET /models answered {answer.status}: "
+            f"{answer.body[:200]!r}). Is this a vLLM / OpenAI-compatible endpoint ending in /v1?"
+        )
+    return [card for card in body["data"] if isinstance(card, dict)]
 
 
 def _broken_native_arguments(reply: RawReply) -> bool:

@@ -42,8 +42,15 @@ def call(
     timeout: float = 10.0,
 ) -> HttpAnswer:
     """GET (or POST `payload` as JSON) `path` on the server root; never raises for HTTP problems."""
+    return fetch(server_root(base_url) + path, payload=payload, api_key=api_key, timeout=timeout)
+
+
+def fetch(
+    url: str, *, payload: dict[str, Any] | None = None, api_key: str | None = None, timeout: float = 10.0
+) -> HttpAnswer:
+    """GET (or POST `payload` as JSON) one URL; never raises for HTTP problems."""
     data = json.dumps(payload).encode() if payload is not None else None
-    request = urllib.request.Request(server_root(base_url) + path, data=data)
+    request = urllib.request.Request(url, data=data)
     if data is not None:
         request.add_header("Content-Type", "application/json")
     if api_key and api_key != "EMPTY":

@@ -1,0 +1,84 @@
+"""Shared helpers for the benchmarks: result rows, Markdown tables, measuring a child process."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+CLI = ROOT / "cli.py"
+if str(SRC) not in sys.path:
+    sys.path.insert(0, str(SRC))
+
+
+def row(benchmark: str, value: Any, unit: str, note: str = "") -> dict[str, Any]:
+    """One result: what was measured, the number, its unit and how to read it."""
+    return {"benchmark": benchmark, "value": value, "unit": unit, "note": note}
+
+
+def to_markdown(rows: Sequence[dict[str, Any]]) -> str:
+    lines = ["| benchmark | value | unit | note |", "|---|---:|---|---|"]
+    lines += [f"| {r['benchmark']} | {r['value']} | {r['unit']} | {r['note']} |" for r in rows]
+    return "\n".join(lines)
+
+
+@dataclass
+class ChildRun:
+    wall: float  # seconds
+    cpu: float  # user + system seconds of the child (and its waited-for children)
+    peak_kb: int  # the child's peak resident memory
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_child(
+    argv: list[str], *, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 600
+) -> ChildRun:
+    """Run a command and measure exactly that process: wall time, CPU time and peak RSS (wait4)."""
+    import threading
+
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    out: list[str] = []
+    err: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: out.append(proc.stdout.read())),  # type: ignore[union-attr]
+        threading.Thread(target=lambda: err.append(proc.stderr.read())),  # type: ignore[union-attr]
+    ]
+    for thread in threads:
+        thread.start()
+    if stdin is not None and proc.stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage, not all children's
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for thread in threads:
+        thread.join(timeout)
+    return ChildRun(
+        wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode, "".join(out), "".join(err)
+    )
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def python() -> str:
+    return sys.executable
