@@ -113,7 +113,8 @@ class Session:
     def start(self) -> None:
         """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
         self.client.resolve_model()
-        configure(self.client, self.config, self.capabilities, self.emit)  # profile, remembered mode
+        early: list[Event] = []  # what configuring says comes after the session_started event
+        configure(self.client, self.config, self.capabilities, early.append)  # profile, remembered mode
         self.mcp.start(self.executor, self.gate, self.emit)  # servers connect in the background
         self.emit(
             SessionStarted(
@@ -124,6 +125,8 @@ class Session:
                 self.client.context_window,
             )
         )
+        for event in early:
+            self.emit(event)
         if self.toolbox.status.warning:
             self.emit(Notice("warning", self.toolbox.status.warning))
         for problem in self.toolbox.sandbox.problems:
