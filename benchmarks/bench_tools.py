@@ -21,19 +21,21 @@ from common import SRC, to_markdown
 LINE = b"%012d the quick brown fox jumps over the lazy dog, again\n"  # 64 bytes
 
 _MEASURE = """
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, {src!r})
+def hwm():  # this process's own peak RSS (ru_maxrss would include the parent's, carried over exec)
+    return int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
 from pathlib import Path
 from vllm_bot.config import ToolsConfig
 from vllm_bot.tools import ToolExecutor
 ex = ToolExecutor(Path({ws!r}), ToolsConfig(exec_timeout=600))
 ex.execute("read", {{"path": "."}})
 ex.execute("exec", {{"command": "true"}})
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = hwm()
 start = time.perf_counter()
 result = ex.execute({tool!r}, {args!r})
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = hwm()
 print(json.dumps({{"seconds": seconds, "before_kb": before, "peak_kb": peak, "kind": result.kind,
                   "head": result.value[:160]}}))
 """

@@ -57,7 +57,17 @@ def run_child(
     )
     out: list[str] = []
     err: list[str] = []
+    peak = [0]
+    running = threading.Event()
+    running.set()
+
+    def watch() -> None:
+        while running.is_set():
+            peak[0] = max(peak[0], vm_hwm_kb(proc.pid))
+            time.sleep(0.005)
+
     threads = [
+        threading.Thread(target=watch),
         threading.Thread(target=lambda: out.append(proc.stdout.read())),  # type: ignore[union-attr]
         threading.Thread(target=lambda: err.append(proc.stderr.read())),  # type: ignore[union-attr]
     ]
@@ -68,12 +78,26 @@ def run_child(
         proc.stdin.close()
     _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage, not all children's
     wall = time.perf_counter() - started
+    running.clear()
     proc.returncode = os.waitstatus_to_exitcode(status)
     for thread in threads:
         thread.join(timeout)
-    return ChildRun(
-        wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode, "".join(out), "".join(err)
-    )
+    # Not ru_maxrss: Linux carries the parent's peak across fork+exec into it. VmHWM is the child's
+    # own high-water mark, sampled every 5 ms while it runs.
+    cpu = usage.ru_utime + usage.ru_stime
+    return ChildRun(wall, cpu, peak[0], proc.returncode, "".join(out), "".join(err))
+
+
+def vm_hwm_kb(pid: int | str = "self") -> int:
+    """Peak resident memory of a running process (its own, from /proc); 0 once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
 
 
 def median(values: Sequence[float]) -> float:

@@ -11,17 +11,34 @@ def test_every_benchmark_runs_in_quick_mode(tmp_path):
     out = tmp_path / "benchmarks.md"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run_all.py"), "--quick", "--output", str(out)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = out.read_text()
     assert "Command: `python benchmarks/run_all.py --quick`" in text
-    for heading in ("Start-up", "Per-turn overhead", "Prompt footprint", "Streaming throughput",
-                    "Tool-call parser", "Terminal display", "Tools", "Checkpoints"):
+    for heading in (
+        "Start-up",
+        "Per-turn overhead",
+        "Prompt footprint",
+        "Streaming throughput",
+        "Tool-call parser",
+        "Terminal display",
+        "Tools",
+        "Checkpoints",
+    ):
         assert f"## {heading}" in text, heading
-    for needle in ("cli.py --help: wall", "agent overhead per turn beyond the floor",
-                   "system prompt + tools, function-calling mode", "assemble tool-call deltas",
-                   "4,096-token window"):
+    for needle in (
+        "cli.py --help: wall",
+        "agent overhead per turn beyond the floor",
+        "system prompt + tools, function-calling mode",
+        "assemble tool-call deltas",
+        "4,096-token window",
+    ):
         assert needle in text, needle
-    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| benchmark")]
+    rows = [
+        line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| benchmark")
+    ]
     assert len(rows) >= 25

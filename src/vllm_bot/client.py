@@ -201,17 +201,20 @@ class ModelClient:
         clipped = self.context.clip_new_results(conversation)
         if clipped:
             emit(Debug(f"Clipped {clipped} tool result(s) to fit the {self.context.window:,}-token window"))
-        prompt = self.measure(conversation, definitions, native)
+        tools = definitions if native else None
+        messages = self._build(conversation, definitions, native)
+        prompt = self.context.estimate(messages, tools)
         if self.context.over_budget(prompt):
             self.compact(conversation, definitions, emit)
-            prompt = self.measure(conversation, definitions, native)
+            messages = self._build(conversation, definitions, native)
+            prompt = self.context.estimate(messages, tools)
         if not self.context.fits(prompt):
             raise ContextOverflow(
                 _overflow_message(
                     f"the next request needs ~{prompt:,} tokens of a {self.context.window:,}-token window"
                 )
             )
-        return self._build(conversation, definitions, native), self.context.max_tokens(prompt)
+        return messages, self.context.max_tokens(prompt)
 
     def compact(
         self,

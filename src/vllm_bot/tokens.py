@@ -6,10 +6,9 @@ overhead from each reply's real `prompt_tokens`.
 
 from __future__ import annotations
 
-import hashlib
+import http.client
 import json
-import urllib.error
-import urllib.request
+import urllib.parse
 from typing import Any
 
 DEFAULT_CHARS_PER_TOKEN = 3.0  # conservative: real code/English is ~3.5-4 on most tokenizers
@@ -38,19 +37,31 @@ class TokenCounter:
         self.available: bool | None = None if base_url else False  # None: not tried yet
         self.chars_per_token = DEFAULT_CHARS_PER_TOKEN
         self.overhead_per_message = 4.0
+        # Keyed by the text itself: message contents are the same str objects turn after turn, and a
+        # str caches its hash, so a cache hit costs no pass over the text.
         self._cache: dict[str, int] = {}
+        self._tools_key: tuple[int, int] | None = None
+        self._tools_json = ""
+        self._connection: http.client.HTTPConnection | None = None
 
     def count_text(self, text: str) -> int:
         if not text:
             return 0
-        key = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
-        if key in self._cache:
-            return self._cache[key]
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
         count = self._tokenize(text)
         if count is None:
             return int(len(text) / self.chars_per_token) + 1
-        self._cache[key] = count
+        self._cache[text] = count
         return count
+
+    def tools_text(self, tools: list[dict[str, Any]]) -> str:
+        """The tools as JSON, serialized once per tool list (the list changes only when MCP tools come)."""
+        key = (id(tools), len(tools))
+        if key != self._tools_key:
+            self._tools_key, self._tools_json = key, json.dumps(tools, ensure_ascii=False)
+        return self._tools_json
 
     def _tokenize(self, text: str) -> int | None:
         if self.available is False or self.url is None:
@@ -58,17 +69,37 @@ class TokenCounter:
         body: dict[str, Any] = {"prompt": text, "add_special_tokens": False}
         if self.model:
             body["model"] = self.model
-        request = urllib.request.Request(
-            self.url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                count = int(json.loads(response.read())["count"])
-        except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError):
-            self.available = False  # older servers / proxies without /tokenize: estimate instead
-            return None
-        self.available = True
-        return count
+        for attempt in range(2):  # a kept-alive connection the server closed meanwhile: reconnect once
+            try:
+                count = self._post(json.dumps(body).encode())
+            except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError):
+                self._close()
+                if attempt == 0:
+                    continue
+                self.available = False  # older servers / proxies without /tokenize: estimate instead
+                return None
+            self.available = True
+            return count
+        return None
+
+    def _post(self, payload: bytes) -> int:
+        """POST /tokenize on one kept-alive connection (a new one per call costs more than the call)."""
+        assert self.url is not None
+        parts = urllib.parse.urlsplit(self.url)
+        if self._connection is None:
+            factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+            self._connection = factory(parts.netloc, timeout=self.timeout)
+        self._connection.request("POST", parts.path, payload, {"Content-Type": "application/json"})
+        response = self._connection.getresponse()
+        data = response.read()
+        if response.status != 200:
+            raise ValueError(f"/tokenize answered {response.status}")
+        return int(json.loads(data)["count"])
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
     def count_messages(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -76,7 +107,7 @@ class TokenCounter:
         total = sum(self.count_text(message_text(m)) for m in messages)
         total += int(self.overhead_per_message * len(messages))
         if tools:
-            total += self.count_text(json.dumps(tools, ensure_ascii=False))
+            total += self.count_text(self.tools_text(tools))
         return total
 
     def calibrate(
@@ -88,9 +119,9 @@ class TokenCounter:
         if self.available:
             counted = sum(self.count_text(message_text(m)) for m in messages)
             if tools:
-                counted += self.count_text(json.dumps(tools, ensure_ascii=False))
+                counted += self.count_text(self.tools_text(tools))
             self.overhead_per_message = max(0.0, (actual - counted) / len(messages))
             return
-        chars = sum(len(message_text(m)) for m in messages) + (len(json.dumps(tools)) if tools else 0)
+        chars = sum(len(message_text(m)) for m in messages) + (len(self.tools_text(tools)) if tools else 0)
         measured = chars / max(1, actual - int(4 * len(messages)))
         self.chars_per_token = max(1.0, 0.5 * self.chars_per_token + 0.5 * measured)

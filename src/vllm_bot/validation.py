@@ -134,6 +134,17 @@ def _describe_error(error: Any) -> str:
     return where + error.message
 
 
+_VALIDATORS: dict[str, Any] = {}  # schema JSON -> compiled validator (built once, not per call)
+
+
+def _validator(schema: dict[str, Any], jsonschema: Any) -> Any:
+    key = json.dumps(schema, sort_keys=True)
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        validator = _VALIDATORS[key] = jsonschema.Draft202012Validator(schema)
+    return validator
+
+
 def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]:
     """Return arguments that satisfy the tool's schema, or raise ArgumentError for the model."""
     import jsonschema  # deferred: not needed for --help / start-up
@@ -145,7 +156,7 @@ def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]
         )
     schema = definition["function"].get("parameters") or {"type": "object"}
     fixed = coerce_arguments(schema, map_argument_names(schema, args))
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(schema, jsonschema)
     errors = sorted(validator.iter_errors(fixed), key=lambda e: (len(e.absolute_path), str(e.message)))
     if errors:
         problems = "; ".join(_describe_error(e) for e in errors[:3])

@@ -1,0 +1,43 @@
+"""Start-up does not wait for heavy imports: connecting (GET /v1/models) needs no openai SDK, which
+warms up in the background instead; `--help` imports none of them (issue 10)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from vllm_bot.testing.fake_vllm import FakeVLLM
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONNECT = """
+import sys
+sys.path.insert(0, {src!r})
+from vllm_bot.client import ModelClient
+from vllm_bot.config import VllmConfig
+client = ModelClient(VllmConfig(base_url={url!r}), system_prompt=lambda t, d: "")
+print(client.resolve_model(), client.context_window)
+heavy = [m for m in ("openai", "httpx2", "rich", "prompt_toolkit", "mcp", "git") if m in sys.modules]
+print("heavy:", heavy)
+"""
+
+
+def test_connecting_to_the_server_does_not_import_the_sdk():
+    with FakeVLLM([], max_model_len=12345) as server:
+        code = CONNECT.format(src=str(ROOT / "src"), url=server.base_url)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{server.model} 12345" in proc.stdout
+    assert "heavy: []" in proc.stdout
+
+
+def test_help_imports_nothing_heavy():
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r}); sys.argv = ['vllm-bot', '--help']\n"
+        "from vllm_bot.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('openai', 'rich', 'prompt_toolkit', 'git', 'jsonschema', 'mcp', 'yaml') if m in sys.modules]\n"
+        "print('heavy:', heavy)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "heavy: []" in proc.stdout and "exit codes" in proc.stdout
