@@ -200,6 +200,7 @@ def test_task_slash_command_multiline_paste_and_history(terminal):
         term.type("second line")
         term.keys("Enter")
         term.wait_for("Got two lines.")
+        term.prompt(after="Got two lines.")  # bracketed paste needs the next prompt to be running
         term.paste("pasted one\npasted two\npasted three")
         term.wait_for("pasted three")
         assert "Got the paste." not in term.screen()  # the paste's newlines did not send it
