@@ -165,3 +165,56 @@ def test_obedient_model_cannot_cross_the_boundary(world):
     assert not (ws / ".git" / "hooks" / "post-checkout").exists()
     assert git(ws, "config", "--get", "core.hooksPath").stdout == ""
     assert "hooksPath" not in (ws / ".git" / "config").read_text()
+
+
+def test_a_planted_commondir_cannot_make_host_git_run_its_config(world, tmp_path):
+    """A command points `.git/commondir` at a directory with its own config (a clean filter) and adds a
+    `.gitattributes` using it; the agent's own git (checkpoints) and the user's git must not run it."""
+    home, ws = world
+    (ws / "a.txt").write_text("a\n")
+    assert git(ws, "add", "a.txt").returncode == 0
+    marker = tmp_path / "PWNED"
+    config = f'[core]\n\trepositoryformatversion = 0\n[filter "x"]\n\tclean = "touch {marker}; cat"\n'
+    plant = (
+        "mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ && cat > evil/config <<'X'\n"
+        + config
+        + "X\n"
+        "echo '* filter=x' > .gitattributes && echo ../evil > .git/commondir && echo changed >> a.txt"
+    )
+    script = [
+        Reply(calls=[Call("exec", {"command": plant})]),
+        Reply(calls=[Call("write", {"path": "b.txt", "content": "x\n"})]),
+        Reply(calls=[Call("write", {"path": ".git/commondir", "content": "../evil\n"})]),
+        Reply(calls=[Call("exec", {"command": "ln -s .git g"})]),
+        Reply(calls=[Call("write", {"path": "g/commondir", "content": "../evil\n"})]),
+        Reply(content="done"),
+    ]
+    env = {**os.environ, "HOME": str(home), "XDG_STATE_HOME": str(home.parent / "state")}
+    env.pop("DEBUG", None)
+    with FakeVLLM(script) as server:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "cli.py"),
+                "-p",
+                "go",
+                "--yes",
+                "--workspace",
+                str(ws),
+                "--base-url",
+                server.base_url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env,
+        )
+        server.assert_done()
+        results = [str(m.get("content")) for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert proc.returncode == 0, proc.stderr
+    assert not (ws / ".git" / "commondir").exists()  # put back after the command
+    assert "commondir" in results[0] and "put back" in results[0]  # and the model was told
+    assert "refused by policy" in results[2]  # the policy denies file-tool writes into .git
+    assert "Refused" in results[4] and ".git" in results[4]  # and so do the tools, through a symlink too
+    assert git(ws, "status", "--short").returncode == 0  # the user's git still works
+    assert not marker.exists()  # nobody ran the planted filter: not our checkpoints, not the user's git

@@ -53,6 +53,7 @@ class GitRepo:
     private: bool  # True: our own git dir under .vllm-bot (the workspace has no git)
     prefix: str  # the workspace relative to `top` ("" when they are the same), with a trailing "/"
     _git: Any  # git.cmd.Git
+    common_dir: Path | None = None  # where config, hooks and objects live (a linked worktree's main .git)
     max_file_bytes: int | None = DEFAULT_MAX_FILE_MB * 2**20  # bigger new files stay out of snapshots
 
     def run(
@@ -77,9 +78,12 @@ class GitRepo:
         return str(result)
 
     def _base_env(self) -> dict[str, str]:
-        if self.private:
-            return {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top)}
-        return {}
+        # Explicit directories, found when the session started: a `.git/commondir` (or `.git` file)
+        # written since by a sandboxed command cannot point our git at a config or hooks of its own.
+        env = {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top)}
+        if self.common_dir is not None:
+            env["GIT_COMMON_DIR"] = str(self.common_dir)
+        return env
 
     def scope(self) -> list[str]:
         """Pathspec limiting a command to the workspace, without the agent's own state directory."""
@@ -127,16 +131,21 @@ def open_repo(workspace: Path, state_dir: Path, excludes: list[str] | None = Non
     workspace = workspace.resolve()
     probe = Git(str(workspace))
     try:
-        out = str(probe.execute(["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"]))
+        out = str(
+            probe.execute(
+                ["git", *SAFETY, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
+            )
+        )
     except git_errors()[1] as e:
         raise GitUnavailable(f"git is not installed ({e}); checkpoints and undo are off") from None
     except git_errors()[0]:
         return _private_repo(workspace, state_dir, excludes, Git)
-    top_line, git_dir_line = out.splitlines()[:2]
+    top_line, git_dir_line, common_line = out.splitlines()[:3]
     top = Path(top_line).resolve()
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
-    return GitRepo(workspace, top, Path(git_dir_line), False, prefix, Git(str(top)))
+    common = (workspace / common_line).resolve()  # printed relative to where git ran, or absolute
+    return GitRepo(workspace, top, Path(git_dir_line), False, prefix, Git(str(top)), common_dir=common)
 
 
 def _private_repo(workspace: Path, state_dir: Path, excludes: list[str] | None, git_cls: Any) -> GitRepo:

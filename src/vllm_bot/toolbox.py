@@ -26,11 +26,13 @@ class Toolbox:
 
 def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
     from .sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
+    from .sandbox.paths import git_dirs
+    from .sandbox.tripwire import Tripwire
     from .tools import ToolError, ToolExecutor
 
     status = probe(config.sandbox)
-    if config.source != "defaults" and _inside(Path(config.source), workspace):
-        # the config file may hold the API key: commands must not read it
+    if config.source != "defaults":
+        # the config file may hold the API key: commands must not read it, wherever it lives
         config.sandbox.hidden_paths = [*config.sandbox.hidden_paths, config.source]
     sandbox = Sandbox(workspace, config.sandbox, status)
 
@@ -45,14 +47,12 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
     env = safe_environment(os.environ, extra_secrets=[config.vllm.api_key], tmpdir=sandbox.tmpdir)
     confined = sandbox.active or config.sandbox.mode == "bwrap"  # bwrap mode without bwrap: refuse, via wrap
     executor = ToolExecutor(
-        workspace, config.tools, state_dir=state_dir, wrap_command=wrap if confined else None, env=env
+        workspace,
+        config.tools,
+        state_dir=state_dir,
+        wrap_command=wrap if confined else None,
+        env=env,
+        protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
+        after_command=Tripwire.for_workspace(workspace).check,
     )
     return Toolbox(executor, sandbox, status)
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True

@@ -25,6 +25,7 @@ class ToolContext:
     state_dir: Path
     wrap_command: Callable[[list[str]], list[str]] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    after_command: Callable[[], list[str]] | None = None  # checks after every exec; notes for the model
 
     def display(self, path: str | os.PathLike[str]) -> str:
         return self.paths.display(path)

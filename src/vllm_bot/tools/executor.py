@@ -43,12 +43,14 @@ class ToolExecutor:
         definitions: list[dict[str, Any]] | None = None,
         wrap_command: Callable[[list[str]], list[str]] | None = None,
         env: Mapping[str, str] | None = None,
+        protected: list[Path] | None = None,
+        after_command: Callable[[], list[str]] | None = None,
     ):
         workspace = Path(os.path.realpath(workspace))
         state = Path(state_dir) if state_dir is not None else workspace / STATE_DIR_NAME
-        paths = Confinement(workspace, config.allowed_paths, [state])
+        paths = Confinement(workspace, config.allowed_paths, [state, *(protected or [])])
         base_env = dict(os.environ) if env is None else dict(env)
-        self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env)
+        self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
         self.definitions: list[dict[str, Any]] = list(
             TOOL_DEFINITIONS if definitions is None else definitions
         )

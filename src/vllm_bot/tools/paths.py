@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .errors import ToolError
 
-# Written by the agent or run by git on the host: the file tools must not change these.
-PROTECTED_NAMES = (".vllm-bot", ".git/hooks", ".git/config")
+# The agent's own state, and the git directory: git on the host reads its config, hooks, commondir,
+# ... and runs what they say, so the file tools change nothing in it (commands use git itself).
+PROTECTED_NAMES = (".vllm-bot", ".git")
 
 
 def _real(path: str | os.PathLike[str]) -> Path:

@@ -82,6 +82,8 @@ def exec_tool(
     """Run `command` with bash in the workspace; returns exit code, duration and (capped) output."""
     limit, notes = _clamp_timeout(ctx, timeout)
     run = run_command(ctx, command, limit, on_output, cancel)
+    if ctx.after_command is not None:
+        notes += ctx.after_command()
     return _result(ctx, run, limit, notes)
 
 
