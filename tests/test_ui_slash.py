@@ -52,6 +52,26 @@ def test_model_lists_served_models_and_switches_only_to_served_ones(session):
     assert "context window 32,768 tokens" in said(session)
 
 
+def test_switching_model_takes_the_new_models_profile(tmp_path):
+    llama = "meta-llama/Llama-3.1-8B-Instruct"
+    with FakeVLLM([Reply(content="Hi from Llama.")], served_models=[llama]) as server:
+        config = Config()
+        config.vllm.base_url = server.base_url
+        front = PlainUI(stream_text=True, out=io.StringIO(), err=io.StringIO())
+        s = Session(config, tmp_path, headless=False, front=front)
+        try:
+            s.start()
+            assert s.client.model == server.model and "shipped:qwen3-coder" in s.client.profile.names
+            dispatch(s, f"/model {llama}")
+            assert s.client.model == llama and s.client.profile.names == ["shipped:llama-3"]
+            s.agent.run("hello")
+            server.assert_done()
+            body = server.requests[-1]
+            assert body["model"] == llama and body["temperature"] == 0.6 and "top_k" not in body
+        finally:
+            s.close()
+
+
 def test_tokens_shows_where_the_context_goes(session):
     session.agent.run("hi")
     said(session)

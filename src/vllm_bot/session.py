@@ -132,6 +132,14 @@ class Session:
         for problem in self.toolbox.sandbox.problems:
             self.emit(Notice("warning", f"sandbox: {problem}"))
 
+    def switch_model(self, name: str) -> None:
+        """Use another served model: its own profile and remembered tool-call mode, not the old one's."""
+        self.client.model = name
+        self.client.counter.model = name
+        self.client.function_calling = self.config.vllm.enable_function_calling
+        self.client.fell_back = False
+        configure(self.client, self.config, self.capabilities, self.emit)
+
     def banner_info(self, label: str = "") -> BannerInfo:
         client = self.client
         fc = "on" if client.function_calling else "off (text tool protocol)"

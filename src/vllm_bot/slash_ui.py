@@ -33,9 +33,9 @@ def _model(session: Any, arg: str) -> None:
         served = ", ".join(m.id for m in models) or "none"
         session.say(f"The server does not serve '{arg}'. Served: {served}.")
         return
-    client.model = arg
-    client.counter.model = arg
-    session.say(f"Model: {arg} (context window {client.context_window:,} tokens).")
+    session.switch_model(arg)
+    state = "on" if client.function_calling else "off"
+    session.say(f"Model: {arg} (context window {client.context_window:,} tokens, function calling {state}).")
 
 
 @command("tokens", "Show how the context window is used")

@@ -53,6 +53,16 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         wrap_command=wrap if confined else None,
         env=env,
         protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
-        after_command=Tripwire.for_workspace(workspace).check,
+        after_command=_after_command(Tripwire.for_workspace(workspace), sandbox),
     )
     return Toolbox(executor, sandbox, status)
+
+
+def _after_command(tripwire: Any, sandbox: Any) -> Any:
+    """Checks after every command: protected files put back, the sandbox's mount points removed."""
+
+    def check() -> list[str]:
+        notes: list[str] = tripwire.check()
+        return notes + sandbox.release_mount_points()
+
+    return check

@@ -82,11 +82,14 @@ class Sandbox:
 
     def private_tmp(self) -> Path:
         if self._private_tmp is None:
-            self._private_tmp = Path(tempfile.mkdtemp(prefix="vllm-bot-tmp-")).resolve()
+            remove_stale_tmp_dirs()
+            prefix = f"{TMP_PREFIX}{os.getpid()}-"
+            self._private_tmp = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
         return self._private_tmp
 
-    def close(self) -> None:
-        """Remove the mount points we created (if still empty) and our private /tmp."""
+    def release_mount_points(self) -> list[str]:
+        """Remove the empty mount points made for the last command (made again for the next one), so
+        the workspace does not keep them between commands or after a crash. Returns no notes."""
         for path in reversed(self._created):
             try:
                 if path.is_dir() and not path.is_symlink():
@@ -96,6 +99,11 @@ class Sandbox:
             except OSError:
                 pass  # not empty any more (the user created it meanwhile): keep it
         self._created.clear()
+        return []
+
+    def close(self) -> None:
+        """Remove the mount points we created (if still empty) and our private /tmp."""
+        self.release_mount_points()
         if self._own_tmp and self._private_tmp is not None:
             shutil.rmtree(self._private_tmp, ignore_errors=True)
             self._private_tmp = None
@@ -203,6 +211,17 @@ class Sandbox:
     def _config_path(self, entry: str) -> Path:
         path = Path(os.path.expanduser(entry))
         return (path if path.is_absolute() else self.workspace / path).resolve()
+
+
+TMP_PREFIX = "vllm-bot-tmp-"
+
+
+def remove_stale_tmp_dirs() -> None:
+    """Private /tmp dirs of sessions that died without cleaning up (named after their process id)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{TMP_PREFIX}*-*"):
+        pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:

@@ -53,6 +53,7 @@ class FakeVLLM:
         leak_format: str = "hermes",
         text_format: str = "tool_call",
         model: str = "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+        served_models: list[str] | None = None,  # more models listed and accepted after `model`
         max_model_len: int | None = 32768,  # None: the model card has no max_model_len
         reasoning_field: str = "reasoning",
         tokenize: bool = True,
@@ -71,6 +72,7 @@ class FakeVLLM:
         self.leak_format = leak_format  # how calls leak into content when tools were sent (mode "leak")
         self.text_format = text_format  # how the model writes calls when no tools were sent
         self.model = model
+        self.served_models = [model, *(served_models or [])]
         self.max_model_len = max_model_len
         self.reasoning_field = reasoning_field
         self.tokenize = tokenize
@@ -296,18 +298,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(raw)
         elif self.path == "/v1/models":
             if self._authorized():
-                self._json(200, {"object": "list", "data": [self._card()]})
+                self._json(200, {"object": "list", "data": [self._card(m) for m in self.fake.served_models]})
         else:
             self._json(404, error_body(f"Not Found: {self.path}", 404, "NotFoundError"))
 
-    def _card(self) -> dict[str, Any]:
+    def _card(self, model: str) -> dict[str, Any]:
         f = self.fake
         return {
-            "id": f.model,
+            "id": model,
             "object": "model",
             "created": int(time.time()),
             "owned_by": "vllm",
-            "root": f.model,
+            "root": model,
             "parent": None,
             "max_model_len": f.max_model_len,
             "permission": [],
@@ -331,7 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         f = self.fake
-        if body.get("model") not in (None, f.model):
+        if body.get("model") not in (None, *f.served_models):
             self._json(
                 404, error_body(f"The model `{body.get('model')}` does not exist.", 404, "NotFoundError")
             )
