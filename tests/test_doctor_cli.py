@@ -104,3 +104,84 @@ def test_slash_doctor_reports_and_follows_the_verdict(tmp_path):
         session = StandInSession(config=config, client=client, said=[])
         dispatch(session, "/doctor")
     assert client.function_calling is False and "Switched this session to the text protocol." in session.said
+
+
+def test_doctor_reports_each_mcp_server_without_changing_the_verdict(tmp_path):
+    from mcp_support import stdio_json
+
+    config = tmp_path / "config.json"
+    servers = {
+        "basic": stdio_json("basic"),
+        "missing": {"command": "/nonexistent/mcp-server"},
+        "off": {"url": "http://127.0.0.1:9/mcp", "enabled": False},
+    }
+    config.write_text(json.dumps({"mcp": {"servers": servers}}))
+    state = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    with FakeVLLM(auto_reply=ideal_model()) as server:
+        base = (
+            "doctor",
+            "--config",
+            str(config),
+            "--base-url",
+            server.base_url,
+            "--workspace",
+            str(tmp_path),
+        )
+        text = run_cli(*base, env_extra=state)
+        done = run_cli(*base, "--output-format", "json", env_extra=state)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert any(line.startswith("  PASS  MCP basic ") and "connected, 2 tools" in line for line in lines)
+    [missing] = [i for i, line in enumerate(lines) if line.startswith("  WARN  MCP missing ")]
+    assert "command not found: /nonexistent/mcp-server" in lines[missing]
+    assert "mcp list" in lines[missing + 1] and "fix:" in lines[missing + 1]
+    assert any(line.startswith("  SKIP  MCP off ") for line in lines)
+    assert "Verdict: the agent can work with native tool calls (" in text.stdout  # MCP rows count as warnings
+
+    report = json.loads(done.stdout)
+    checks = {c["id"]: c for c in report["checks"]}
+    assert checks["mcp:basic"]["status"] == "pass"
+    assert [t["name"] for t in checks["mcp:basic"]["data"]["tools"]] == [
+        "mcp__basic__echo",
+        "mcp__basic__fail",
+    ]
+    assert checks["mcp:missing"]["status"] == "warn" and checks["mcp:off"]["status"] == "skip"
+    assert report["exit_code"] == 0 and (tmp_path / ".vllm-bot" / "mcp").is_dir()
+
+
+def test_doctor_without_mcp_servers_has_no_mcp_rows(tmp_path):
+    with FakeVLLM(auto_reply=ideal_model()) as server:
+        done = run_cli(
+            "doctor",
+            "--base-url",
+            server.base_url,
+            "--output-format",
+            "json",
+            env_extra={"XDG_STATE_HOME": str(tmp_path / "state")},
+        )
+    assert not [c for c in json.loads(done.stdout)["checks"] if c["id"].startswith("mcp:")]
+
+
+def test_slash_doctor_reports_the_sessions_own_mcp_servers(tmp_path):
+    from mcp_support import stdio
+
+    from vllm_bot.config import McpConfig
+    from vllm_bot.mcp.manager import McpManager
+
+    path = tmp_path / "config.json"
+    path.write_text("{}")
+    manager = McpManager(McpConfig(servers={"basic": stdio("basic")}), tmp_path, log_dir=tmp_path / "logs")
+    manager.start()
+    try:
+        assert manager.wait(60)
+        with FakeVLLM(auto_reply=ideal_model()) as server:
+            config = load_config(path, env={}, overrides={"vllm.base_url": server.base_url})
+            client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
+            client.resolve_model()
+            mcp = SimpleNamespace(manager=manager)
+            session = StandInSession(config=config, client=client, said=[], mcp=mcp)
+            dispatch(session, "/doctor")
+    finally:
+        manager.close()
+    [line] = [line for line in session.said if "MCP basic" in line]
+    assert line.startswith("  PASS  MCP basic") and "connected, 2 tools" in line

@@ -38,17 +38,36 @@ def run(args: argparse.Namespace) -> int:
     from ..config import load_config
 
     config = load_config(args.config, overrides=overrides_from(args))
-    return diagnose(config, json_output=args.output_format == "json")
+    return diagnose(config, json_output=args.output_format == "json", mcp_rows=mcp_rows(config, args))
 
 
-def diagnose(config: Any, *, json_output: bool = False, out: Any = None) -> int:
-    """Run every check against `config`'s server and print the report; returns the exit code."""
+def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[str, Any]]] | None:
+    """Connect to the configured MCP servers (in the workspace, as a session would), or None."""
+    if not config.mcp.servers:
+        return None
+    from ..app import resolve_workspace
+    from ..mcp.report import mcp_report
+    from ..statedir import workspace_state_dir
+
+    workspace = resolve_workspace(args.workspace)
+    return lambda: mcp_report(config, workspace, log_dir=workspace_state_dir(workspace) / "mcp")
+
+
+def diagnose(
+    config: Any,
+    *,
+    json_output: bool = False,
+    out: Any = None,
+    mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
+) -> int:
+    """Run every check against `config`'s server (and its MCP servers) and print the report;
+    returns the exit code."""
     from .checkup import Doctor
     from .report import footer, header, render_json, row
 
     out = out or sys.stdout
     if json_output:
-        report = Doctor(config).run()
+        report = Doctor(config, mcp_rows=mcp_rows).run()
         print(render_json(report), file=out)
         return report.exit_code
 
@@ -56,6 +75,6 @@ def diagnose(config: Any, *, json_output: bool = False, out: Any = None) -> int:
         print(row(check), file=out, flush=True)
 
     print(header(config.vllm.base_url), file=out, flush=True)
-    report = Doctor(config, on_check=live).run()
+    report = Doctor(config, on_check=live, mcp_rows=mcp_rows).run()
     print(footer(report), file=out)
     return report.exit_code

@@ -13,6 +13,7 @@ from ..endpoints import call
 from ..errors import ModelServerError
 from ..profiles import Profile, describe, resolve
 from .knowledge import Family, Knowledge, knowledge
+from .mcp_checks import mcp_checks
 from .probes import PROBES, Outcome, Probe, request_params, send
 from .reply_checks import long_check, long_result, parallel_check, reasoning_check, text_check, usage_check
 from .report import Check, Report
@@ -38,11 +39,13 @@ class Doctor:
         cache: CapabilityCache | None = None,
         know: Knowledge | None = None,
         on_check: Callable[[Check], None] | None = None,
+        mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
         self.config = config
         self.cache = cache or CapabilityCache()
         self.know = know or knowledge()
         self.on_check = on_check
+        self.mcp_rows = mcp_rows  # the MCP servers' `server_row`s, when any are configured
         self.report = Report(config.vllm.base_url)
         self.client = ModelClient(config.vllm, system_prompt=lambda text_mode, definitions: "")
         self.family: Family | None = None
@@ -57,6 +60,9 @@ class Doctor:
             self._reasoning()
             self._add(usage_check(self.streamed, self.report.advice))
             self._fallback()
+        if self.mcp_rows is not None:
+            for check in mcp_checks(self.mcp_rows()):
+                self._add(check)
         self._conclude()
         self._remember()
         return self.report

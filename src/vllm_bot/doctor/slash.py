@@ -4,6 +4,7 @@ session then follows the verdict (native tool calls on or off)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from ..slash import command
@@ -18,9 +19,19 @@ def _doctor(session: Any, arg: str) -> None:
         session.config, vllm=dataclasses.replace(session.config.vllm, model=session.client.model)
     )
     session.say(header(config.vllm.base_url))
-    report = Doctor(config, on_check=lambda check: session.say(row(check))).run()
+    report = Doctor(config, on_check=lambda check: session.say(row(check)), mcp_rows=mcp_rows(session)).run()
     session.say(footer(report))
     follow_verdict(session, report.mode)
+
+
+def mcp_rows(session: Any) -> Callable[[], list[dict[str, Any]]] | None:
+    """The session's own MCP servers as they are now (no second connection)."""
+    from ..mcp.report import server_row
+
+    manager = getattr(getattr(session, "mcp", None), "manager", None)
+    if manager is None or not manager.servers:
+        return None
+    return lambda: [server_row(s) for s in manager.snapshot()]
 
 
 def follow_verdict(session: Any, mode: str | None) -> None:
