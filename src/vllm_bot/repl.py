@@ -216,6 +216,7 @@ class Repl:
         agent = self.session.agent
         try:
             self.session.mcp.sync(wait=True)
+            text = self.session.with_mentions(text)
             with agent.cancel.sigint():
                 agent.run(text)
         except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from .events import Event, Notice, SessionStarted
 from .history import attach_history
 from .loop import Agent
 from .mcp.bridge import McpTools
+from .mentions import attach, budget_for
 from .prompts import system_prompt
 from .statedir import workspace_state_dir
 from .telemetry import for_session
@@ -167,6 +168,17 @@ class Session:
         from .repl import run_repl
 
         return run_repl(self)
+
+    def with_mentions(self, text: str) -> str:
+        """The user's message with the files it `@`-mentions attached; says what was (mentions.py)."""
+
+        def read(path: str) -> Any:
+            return self.executor.execute("read", {"path": path})
+
+        found = attach(text, self.workspace, read, budget_for(self.client.context_window))
+        for line in found.attached:
+            self.say(line)
+        return found.text
 
     def say(self, text: str) -> None:
         """A line for the user (slash command output)."""
