@@ -11,6 +11,7 @@ from ..calls import ToolResult
 from ..config import ToolsConfig
 from .errors import ToolError
 from .paths import Confinement
+from .seen import FileMemory
 
 __all__ = ["ToolContext", "ToolError", "fail", "ok"]
 
@@ -26,6 +27,7 @@ class ToolContext:
     wrap_command: Callable[[list[str]], list[str]] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     after_command: Callable[[], list[str]] | None = None  # checks after every exec; notes for the model
+    seen: FileMemory = field(default_factory=FileMemory)  # what the model last saw of each file
 
     def display(self, path: str | os.PathLike[str]) -> str:
         return self.paths.display(path)

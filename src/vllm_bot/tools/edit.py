@@ -48,12 +48,19 @@ def edit_tool(
         )
     except StaleFileError:
         raise ToolError(f"{plan.shown} changed on disk during the edit. Read it again and retry.") from None
+    stale = ctx.seen.changed(plan.target, plan.stat, plan.before.encode("utf-8", "surrogateescape"))
+    ctx.seen.record_written(plan.target, plan.data)
     lines = line_numbers(plan.after, [s for s, _ in plan.new_spans[:1]])
     where = f" at line {lines[0]}" if len(plan.new_spans) == 1 else ""
     summary = f"Edited {plan.shown}: replaced {plural(len(plan.old_spans), 'occurrence')}{where}."
     if plan.stat.st_nlink > 1:
         summary += (
             f" Note: the file had {plan.stat.st_nlink} hard links; the other links keep the old content."
+        )
+    if stale:
+        summary += (
+            " Note: the file had changed since you last read it; the edit applied to its current "
+            "content. Read it again if you rely on other parts of it."
         )
     diff = spans_diff(plan.before, plan.after, plan.old_spans, plan.new_spans, plan.shown, DIFF_LINES)
     return ok(summary + "\n" + diff)

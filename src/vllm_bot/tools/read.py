@@ -47,7 +47,9 @@ def read_tool(ctx: ToolContext, path: str, offset: int | None = None, limit: int
     fd, st = open_regular(target, shown, lambda f: ctx.paths.check_fd(f, path, write=False))
     with os.fdopen(fd, "rb") as f:
         window = _Window(shown, offset or 1, limit or ctx.config.read_max_lines, ctx.config.read_max_chars)
-        return ok(window.render(f, st.st_size))
+        result = ok(window.render(f, st.st_size))
+    ctx.seen.record(target, st)
+    return result
 
 
 class _Window:

@@ -41,6 +41,7 @@ def write_tool(ctx: ToolContext, path: str, content: str) -> ToolResult:
     check = lambda fd: ctx.paths.check_fd(fd, path, write=True)  # noqa: E731
     created = make_dirs(plan.target.parent, check)
     atomic_write(plan.target, plan.data, check)
+    ctx.seen.record_written(plan.target, plan.data)
     if plan.old is None:
         message = f"Created {plan.shown} ({size})."
     else:
@@ -79,6 +80,12 @@ def plan_write(ctx: ToolContext, path: str, content: str) -> WritePlan:
     if not os.path.lexists(target):
         return WritePlan(target, shown, content.encode("utf-8", "surrogateescape"), content)
     old, st = read_all(target, shown, lambda fd: ctx.paths.check_fd(fd, path, write=True))
+    if ctx.seen.changed(target, st, old) and old != content.encode("utf-8", "surrogateescape"):
+        raise ToolError(
+            f"{shown} has changed since you last read or wrote it (edited by the user, another program "
+            "or a command you ran), and write would replace those changes. Read it again, then use edit "
+            "for your change (or write the whole file again if you really mean to replace it)."
+        )
     plan = WritePlan(target, shown, b"", content, old=old, nlink=st.st_nlink)
     fmt = UTF8
     if sniff_binary(old[:8192]) is None:
