@@ -21,6 +21,7 @@ from common import to_markdown
 
 from vllm_bot.checkpoints import CheckpointStore
 from vllm_bot.gitrepo import open_repo
+from vllm_bot.history_ops import diff_report
 from vllm_bot.statedir import workspace_state_dir
 from vllm_bot.undo import apply_undo, plan_undo
 
@@ -80,7 +81,7 @@ def measure_repo(root: Path, label: str) -> list[dict[str, Any]]:
     first, _ = timed(store.ensure_checkpoint)
     touch_some(root, 5, "b")
     end, _ = timed(store.end_turn)
-    diff, _ = timed(lambda: store.diff(whole_session=True))
+    diff, _ = timed(lambda: diff_report(store, whole_session=True, stat=False, color=False))
     plan_s, plan = timed(lambda: plan_undo(store))
     apply_s, _ = timed(lambda: apply_undo(store, plan))
     store.begin_turn("second turn")

@@ -202,19 +202,27 @@ def test_diff_of_the_last_turn_and_of_the_session(tmp_path):
     assert "a.txt" in diff_text(store, whole_session=True, stat=True, color=False)
 
 
-def test_an_unfinished_turn_can_be_undone_from_a_new_process(tmp_path):
+def test_an_unfinished_turn_is_undone_only_with_consent_and_stays_recoverable(tmp_path):
     ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
     store = store_for(ws, session="crashed")
     store.begin_turn("t")
     store.ensure_checkpoint()
     (ws / "a.txt").write_text("half-done edit\n")  # ... and the process dies: no turn end
+    (ws / "b.txt").write_text("new\n")
     later = store_from_disk(ws, None)
     assert later is not None and later.session_id == "crashed"
     plan = plan_undo(later)
-    assert plan is not None and plan.unfinished
-    outcome = undo_last(later, ask=None)
-    assert outcome.done and "did not finish" in outcome.lines[0]
-    assert (ws / "a.txt").read_text() == "a\n"
+    assert plan is not None and plan.unfinished and sorted(plan.hand_edited) == ["a.txt", "b.txt"]
+    refused = undo_last(later, ask=None)
+    assert not refused.done and "never finished" in refused.lines[0] and "b.txt" in refused.lines[0]
+    questions: list[str] = []
+    declined = undo_last(later, ask=lambda q: questions.append(q) or False)
+    assert not declined.done and "a.txt" in questions[0] and "b.txt" in questions[0]
+    assert (ws / "a.txt").read_text() == "half-done edit\n" and (ws / "b.txt").exists()
+    outcome = undo_last(later, ask=lambda q: True)
+    assert outcome.done and (ws / "a.txt").read_text() == "a\n" and not (ws / "b.txt").exists()
+    assert git(ws, "show", f"{REF_ROOT}/crashed/1-undo:a.txt") == "half-done edit\n"
+    assert any(f"git restore --source={REF_ROOT}/crashed/1-undo" in line for line in outcome.lines)
 
 
 def test_repository_without_commits(tmp_path):

@@ -27,7 +27,10 @@ def _isolated_git(monkeypatch, tmp_path):
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True, cwd=cwd)
+    # No terminal on stdin: undo must refuse, never wait for an answer.
+    return subprocess.run(
+        [sys.executable, CLI, *args], capture_output=True, text=True, cwd=cwd, stdin=subprocess.DEVNULL
+    )
 
 
 def workspace_with_two_turns(tmp_path):

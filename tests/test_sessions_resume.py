@@ -212,11 +212,13 @@ def test_resume_after_a_crash_mid_tool_call(tmp_path):
     assert [r.value == INTERRUPTED for r in saved.entries[2].results] == [False, True]
     assert saved.interrupted_calls == 0  # the repair was saved; loading again adds nothing
 
-    undo = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "undo", "--workspace", str(ws)], capture_output=True, text=True
-    )
-    assert undo.returncode == 0, undo.stderr
-    assert "did not finish" in undo.stdout and not (ws / "result.txt").exists()
+    undo = [sys.executable, str(ROOT / "cli.py"), "undo", "--workspace", str(ws)]
+    refused = subprocess.run(undo, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 1 and "never finished" in refused.stderr  # may be the user's work
+    assert "result.txt" in refused.stderr and (ws / "result.txt").is_file()
+    forced = subprocess.run([*undo, "--force"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert forced.returncode == 0, forced.stderr
+    assert "git restore --source=" in forced.stdout and not (ws / "result.txt").exists()
 
 
 @pytest.mark.skipif(

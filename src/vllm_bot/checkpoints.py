@@ -148,17 +148,12 @@ class CheckpointStore:
     def save(self) -> None:
         self.ledger.save(self.ledger_path)
 
-    def diff(self, *, whole_session: bool, stat: bool = False, color: bool = False) -> str | None:
-        """A patch from the start of the last turn (or of the session) to the files as they are now;
-        None when the session has no checkpoint to compare with."""
-        turns = self.ledger.turns if whole_session else self.active_turns()
-        if not turns:
-            return None
-        base = turns[0].start if whole_session else turns[-1].start
+    def patch(self, base: str, target: str, *, stat: bool = False, color: bool = False) -> str:
+        """A patch (or with `stat`, a per-file summary) from tree `base` to tree `target`."""
         args = ["diff", "--no-ext-diff", f"--color={'always' if color else 'never'}"]
         if stat:
             args.append("--stat")
-        return self.repo.run(*args, base, self.tree_now(), "--", *self.repo.scope())
+        return self.repo.run(*args, base, target, "--", *self.repo.scope())
 
 
 def first_line(text: str, limit: int = 72) -> str:

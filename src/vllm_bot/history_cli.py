@@ -39,7 +39,8 @@ def undo_command() -> Factory:
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.description = (
             "Put back the files the agent changed in its last turn (repeat to step further back). "
-            "Refuses when you edited one of them since, unless --force. Exit 1 when nothing was undone."
+            "When you may have edited one of them since (also: the turn never finished), it asks; "
+            "without a terminal it refuses unless --force. Exit 1 when nothing was undone."
         )
         _workspace_flags(parser)
         parser.add_argument("--force", action="store_true", help="overwrite files you edited since")
@@ -55,7 +56,8 @@ def undo_command() -> Factory:
         if args.list:
             print("\n".join(turn_rows(store)))
             return EXIT_OK
-        outcome = undo_last(store, ask=None, force=args.force)
+        ask = _ask_in_terminal if sys.stdin.isatty() else None
+        outcome = undo_last(store, ask=ask, force=args.force)
         if not outcome.done and outcome.lines[0].startswith("Nothing to undo"):
             outcome.lines.append(f"(session {store.session_id}; `sessions` lists others, --id picks one)")
         print("\n".join(outcome.lines), file=sys.stdout if outcome.done else sys.stderr)
@@ -64,6 +66,12 @@ def undo_command() -> Factory:
         return EXIT_OK if outcome.done else EXIT_RUNTIME
 
     return add_arguments, run
+
+
+def _ask_in_terminal(question: str) -> bool:
+    print(question, file=sys.stderr)
+    print("[y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def _tell_model(store: Any, note: str) -> None:
@@ -82,22 +90,26 @@ def _tell_model(store: Any, note: str) -> None:
 def diff_command() -> Factory:
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.description = (
-            "Show what changed since the start of the agent's last turn (--session: since the session "
-            "started), ignored files excluded."
+            "Show what the agent changed in its last turn (--session: in the whole session), from the "
+            "turn's start to its end snapshot, ignored files excluded. Files changed since the turn "
+            "ended are listed on stderr; a turn that never finished is compared with the files now."
         )
         _workspace_flags(parser)
         parser.add_argument("--session", action="store_true", help="since the session started")
         parser.add_argument("--stat", action="store_true", help="a summary per file instead of the patch")
 
     def run(args: argparse.Namespace) -> int:
-        from .history_ops import diff_text
+        from .history_ops import diff_report
 
         store = _store(args)
         if store is None:
             print(_no_checkpoints(args), file=sys.stderr)
             return EXIT_OK
         color = sys.stdout.isatty()
-        print(diff_text(store, whole_session=args.session, stat=args.stat, color=color))
+        report = diff_report(store, whole_session=args.session, stat=args.stat, color=color)
+        print(report.text)
+        for note in report.notes:  # stderr: `diff > x.patch` stays a patch
+            print(note, file=sys.stderr)
         return EXIT_OK
 
     return add_arguments, run

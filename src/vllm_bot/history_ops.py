@@ -6,9 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checkpoints import CheckpointStore, describe, first_line, list_ledgers
+from .checkpoints import CheckpointStore, Turn, describe, first_line, list_ledgers
 from .gitrepo import GitRepo, open_repo
 from .sessions import describe_session, list_sessions
+from .snapshot import changes
 from .statedir import STATE_DIR_NAME
 from .undo import UndoRefused, apply_undo, hand_edit_message, plan_undo
 
@@ -29,18 +30,13 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
     plan = plan_undo(store)
     if plan is None:
         return UndoOutcome(False, ["Nothing to undo: no agent turn in this session changed files."])
-    lines = []
-    if plan.unfinished:
-        lines.append(
-            f"Turn {plan.turn.n} did not finish normally, so every change since its checkpoint counts "
-            "as the agent's."
-        )
+    lines: list[str] = []
     if plan.hand_edited and not force:
-        question = hand_edit_message(plan) + "\nOverwrite your edits with the checkpoint?"
+        question = hand_edit_message(plan) + "\nOverwrite them? (their current versions stay recoverable)"
         if ask is None:
-            return UndoOutcome(False, [*lines, hand_edit_message(plan), _refusal_hint()])
+            return UndoOutcome(False, [hand_edit_message(plan), _refusal_hint()])
         if not ask(question):
-            return UndoOutcome(False, [*lines, "Undo cancelled; nothing changed."])
+            return UndoOutcome(False, ["Undo cancelled; nothing changed."])
         force = True
     try:
         report = apply_undo(store, plan, force=force)
@@ -56,7 +52,7 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
     if report.note:
         lines.append(f"Note: {report.note}.")
     if plan.hand_edited:
-        lines.append(f"Your overwritten edits are kept: {recover_hint(store.repo, report.recovery_ref)}")
+        lines.append(f"The overwritten versions are kept: {recover_hint(store.repo, report.recovery_ref)}")
     changed = report.restored + report.removed
     note = (
         f"[The user undid your file changes from the task {task!r}: these files are back as they were "
@@ -80,15 +76,58 @@ def recover_hint(repo: GitRepo, ref: str) -> str:
     return f"`git restore --source={ref} -- PATH`"
 
 
+@dataclass
+class DiffReport:
+    text: str  # the patch (or per-file summary), or a sentence when there is none
+    notes: list[str] = field(default_factory=list)  # what the patch leaves out, or may include
+
+    def full(self) -> str:
+        return "\n".join([self.text, *self.notes])
+
+
+def diff_report(store: CheckpointStore, *, whole_session: bool, stat: bool, color: bool) -> DiffReport:
+    """What the agent changed in its last turn (or the session): from the start snapshot to the last
+    turn's end snapshot, so edits made since are listed apart, not mixed in. Without an end snapshot
+    (the turn never finished) it compares with the files as they are now, and says so."""
+    if not store.ledger.turns:
+        return DiffReport("No checkpoints yet: the agent has not changed files in this session.")
+    active = store.active_turns()
+    if not active and not whole_session:
+        return DiffReport(
+            "Every agent turn of this session was undone; `/diff session` shows the net change."
+        )
+    last = active[-1] if active else None
+    base = store.ledger.turns[0].start if whole_session or last is None else last.start
+    now = store.tree_now()
+    if last is not None and last.end is not None:
+        target, notes = last.end, _changed_since(store, last.n, last.end, now)
+    else:
+        target, notes = now, [_compared_with_now(last)]
+    patch = store.patch(base, target, stat=stat, color=color)
+    if not patch.strip():
+        where = "since the session started" if whole_session or last is None else f"in turn {last.n}"
+        return DiffReport(f"No changes {where}.", notes)
+    return DiffReport(patch.rstrip("\n"), notes)
+
+
 def diff_text(store: CheckpointStore, *, whole_session: bool, stat: bool, color: bool) -> str:
-    out = store.diff(whole_session=whole_session, stat=stat, color=color)
-    if out is None and store.ledger.turns:
-        return "Every agent turn of this session was undone; `/diff session` shows the net change."
-    if out is None:
-        return "No checkpoints yet: the agent has not changed files in this session."
-    if not out.strip():
-        return "No changes since the start of the " + ("session." if whole_session else "last turn.")
-    return out.rstrip("\n")
+    return diff_report(store, whole_session=whole_session, stat=stat, color=color).full()
+
+
+def _changed_since(store: CheckpointStore, n: int, end: str, now: str) -> list[str]:
+    paths = [c.path for c in changes(store.repo, end, now)]
+    if not paths:
+        return []
+    shown = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+    return [f"Not shown above: changed since turn {n} ended (by you or another program): {shown}"]
+
+
+def _compared_with_now(last: Turn | None) -> str:
+    if last is None:
+        what = "Every turn of this session was undone"
+    else:
+        what = f"Turn {last.n} has not finished (still running, or the session stopped mid-turn)"
+    return f"{what}: this compares with the files as they are now, so it may include your own edits."
 
 
 def session_rows(state_dir: Path, current: str | None = None) -> list[str]:

@@ -40,7 +40,7 @@ def _undo(session: Any, arg: str) -> None:
         session.history.conversation.add_user(outcome.note_for_model, kind="note")
 
 
-@command("diff", "Show what changed since the start of the last turn", "[session] [stat]")
+@command("diff", "Show what the agent changed in its last turn (or the session)", "[session] [stat]")
 def _diff(session: Any, arg: str) -> None:
     words = set(arg.split())
     unknown = words - {"session", "stat"}

@@ -1,8 +1,9 @@
 """Undo: put the files one agent turn changed back as they were at that turn's checkpoint.
 
 Only the files the agent changed in that turn are restored. Files the user edited by hand since the
-turn ended are reported, never overwritten unless the caller forces it; ignored files, the user's
-index and HEAD are never touched. The tree just before the undo is kept under `<n>-undo`.
+turn ended (every changed file, when the turn never ended) are reported, never overwritten unless the
+caller forces it; ignored files, the user's index and HEAD are never touched. The tree just before the
+undo is kept under `<n>-undo`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class UndoPlan:
     turn: Turn
     now: Snapshot  # the workspace just before the undo
     paths: list[str]  # what the agent changed in that turn
-    hand_edited: list[str]  # of those, changed again since the turn ended (by the user)
+    hand_edited: list[str]  # of those, changed since the turn ended (all: the turn never ended)
     blocked: list[str]  # paths that cannot be restored without deleting files outside snapshots
     todo: list[Change]  # how each of `paths` differs now from the checkpoint
     skipped_empty: list[Turn] = field(default_factory=list)  # later turns that changed nothing
@@ -64,10 +65,15 @@ def plan_undo(store: CheckpointStore) -> UndoPlan | None:
             empty.append(turn)
             continue
         paths = [c.path for c in agent]
-        since = {c.path for c in changes(store.repo, end, now.tree)} if turn.end else set()
-        hand = [p for p in paths if p in since]
-        # Without hand edits the agent's paths are now as the turn left them: its diff is the todo.
-        to_apply = agent if not hand else _todo(store, turn.start, now.tree, set(paths))
+        if turn.end is None:
+            # No end snapshot (the session stopped mid-turn): nothing tells the agent's changes from
+            # edits the user made since, so every changed file may hold the user's work.
+            hand, to_apply = list(paths), agent
+        else:
+            since = {c.path for c in changes(store.repo, end, now.tree)}
+            hand = [p for p in paths if p in since]
+            # Without hand edits the agent's paths are now as the turn left them: its diff is the todo.
+            to_apply = agent if not hand else _todo(store, turn.start, now.tree, set(paths))
         blocked = blocked_paths(store.repo.top, to_apply)
         return UndoPlan(turn, now, paths, hand, blocked, to_apply, empty)
     for turn in empty:
@@ -104,6 +110,12 @@ def apply_undo(store: CheckpointStore, plan: UndoPlan, *, force: bool = False) -
 
 def hand_edit_message(plan: UndoPlan) -> str:
     files = "\n".join(f"  {p}" for p in plan.hand_edited)
+    if plan.unfinished:
+        return (
+            f"Turn {plan.turn.n} never finished (the session stopped mid-turn), so there is no snapshot "
+            "of how the agent left its files: any of these may hold edits you made since, and undo "
+            f"would overwrite them:\n{files}"
+        )
     return (
         f"You changed these files after turn {plan.turn.n} ended; undo would overwrite your edits:\n{files}"
     )
