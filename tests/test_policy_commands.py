@@ -1,7 +1,7 @@
 """The command-line table: each line with the decision expected in every approval mode.
 
-Labels: RO = read-only (runs unasked when sandboxed), ASK = needs approval in ask/auto-edit,
-DENY = never runs. The per-mode expectations are spelled out in EXPECTED below.
+Labels: RO = read-only (runs unasked in auto-edit when sandboxed; ask mode confirms every command),
+ASK = needs approval in ask/auto-edit, DENY = never runs. The per-mode expectations are spelled out in EXPECTED below.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ RO, ASK, DENY = "ro", "ask", "deny"
 
 # (mode, sandboxed) -> decision for each label
 EXPECTED = {
-    RO: {("ask", True): "allow", ("auto-edit", True): "allow", ("full-auto", True): "allow",
+    RO: {("ask", True): "ask", ("auto-edit", True): "allow", ("full-auto", True): "allow",
          ("ask", False): "ask", ("auto-edit", False): "ask", ("full-auto", False): "allow"},
     ASK: {("ask", True): "ask", ("auto-edit", True): "ask", ("full-auto", True): "allow",
           ("ask", False): "ask", ("auto-edit", False): "ask", ("full-auto", False): "allow"},
@@ -191,10 +191,10 @@ TABLE = [
     ("/tmp/ls", ASK),
     ("./ls", ASK),
     # dangerous options of otherwise read-only commands
-    ("find . -exec rm {} \\;", ASK),
+    ("find . -exec rm {} \\;", DENY),  # also deletes .git
     ("find . -execdir sh -c id \\;", ASK),
-    ("find . -delete", ASK),
-    ("find . -ok rm {} \\;", ASK),
+    ("find . -delete", DENY),  # also deletes .git
+    ("find . -ok rm {} \\;", DENY),  # also deletes .git
     ("find . -fprint /tmp/x", ASK),
     ("find . -name *.py", ASK),
     ("find . {-delete,' '}", ASK),
@@ -238,6 +238,74 @@ TABLE = [
     ("awk -f prog.awk a.txt", ASK),
     ("awk '@load \"x\"; {print}'", ASK),
     ("xxd a.bin out.txt", ASK),
+    # git config reads only with one read action and its arguments; git takes no options after a name
+    ("git config user.name x -l", ASK),
+    ("git config core.pager 'sh -c id' --list", ASK),
+    ("git config --list user.name x", ASK),
+    ("git config -l core.hooksPath /tmp/h", ASK),
+    ("git config --get core.pager less extra", ASK),
+    ("git config --get --unset user.name", ASK),
+    ("git config --get-all --add user.name x", ASK),
+    ("git config --ad user.name x", ASK),
+    ("git config --file=.gitmodules submodule.x.url y", ASK),
+    ("git config set user.name x", ASK),
+    ("git config get --value=x user.name extra", ASK),
+    ("git config --unset user.name", ASK),
+    ("git config", ASK),
+    ("git config -l", RO),
+    ("git config --list --show-origin", RO),
+    ("git config --get-all remote.origin.fetch", RO),
+    ("git config --file .gitmodules --get-regexp url", RO),
+    ("git config --type=bool --get core.bare", RO),
+    ("git config get user.name", RO),
+    ("git config list --show-scope", RO),
+    # printf -v assigns a shell variable; `set -k` turns later words into environment variables
+    ("printf -v X 'rm -rf build'", ASK),
+    ("printf -vX hi", ASK),
+    ('printf "$FMT" x', ASK),
+    ("printf '%s\\n' a b", RO),
+    ("printf -- '-v %s' x", RO),
+    ("set -k; git diff GIT_EXTERNAL_DIFF=./evil", ASK),
+    ("set -ek", ASK),
+    ("set -e -o pipefail; ls", RO),
+    # more write options of the listed commands
+    ("rg --hostname-bin=./evil foo", ASK),
+    ("sort -k1 -o out.txt in.txt", ASK),
+    ("sort -k1 --out=out.txt in.txt", ASK),
+    ("find . -fprintf out.txt %p", ASK),
+    ("find . -fls out.txt", ASK),
+    ("find . -name '*.tmp' -delete", ASK),
+    ("sed -E -i.bak 's/a/b/' a.txt", ASK),
+    ("sed -n 'w out.txt' a.txt", ASK),
+    ("git branch -d old", ASK),
+    ("git branch -m old new", ASK),
+    ("git branch --set-upstream-to=origin/main", ASK),
+    ("git branch feature -l", RO),
+    ("git tag -d v1.0", ASK),
+    ("git tag -a v1.0 -m release", ASK),
+    ("git tag v1.0 HEAD~1", ASK),
+    ("git remote remove origin", ASK),
+    ("git remote set-url origin https://example.com/x.git", ASK),
+    ("git stash push -m wip", ASK),
+    ("git stash drop", ASK),
+    ("git stash pop", ASK),
+    ("git stash show -p", RO),
+    ("git worktree add ../x", ASK),
+    ("git reflog expire --all", ASK),
+    ("tee out.txt", ASK),
+    ("ls | tee -a log.txt", ASK),
+    ("date --set=2020-01-01", ASK),
+    ("date -us 2020-01-01", ASK),
+    ("uniq -f 1 in.txt out.txt", ASK),
+    ("uniq -f 1 -c sorted.txt", RO),
+    ("xxd -l 16 a.bin", RO),
+    ("xxd -r -p hex.txt out.bin", ASK),
+    ("tree -H . -R", ASK),
+    ("tree -L 2 -o tree.txt", ASK),
+    ('awk \'BEGIN { printf "x" > "/tmp/y" }\'', ASK),
+    ("awk -f prog.awk", ASK),
+    ("gawk -i inplace '{print}' a.txt", ASK),
+    ("awk 'BEGIN { while ((\"id\" | getline l) > 0) print l }'", ASK),
     ("ls " + " && ls" * 60 + " && rm -rf build", ASK),
     ("ls " + " | cat" * 60, RO),
     # never
@@ -264,6 +332,16 @@ TABLE = [
     ("chown -R nobody /home", DENY),
     ("mkfs.ext4 /dev/sda1", DENY),
     ("dd if=/dev/zero of=/dev/sda bs=1M", DENY),
+    # the workspace's .git is never removed or moved
+    ("rm -rf .git", DENY),
+    ("rm -r .git/objects", DENY),
+    ("/bin/rm -rf ./.git/", DENY),
+    ("mv .git ../backup", DENY),
+    ("cd sub && rm -rf ../.git", DENY),
+    ("bash -c 'rm -rf .git'", DENY),
+    ("rm -rf .g*", DENY),
+    ("find . -name .git -exec rm -rf {} +", DENY),
+    ("if [ -d .git ]; then rm -rf .git; fi", DENY),
 ]
 
 MODES = [(m, s) for m in ("ask", "auto-edit", "full-auto") for s in (True, False)]

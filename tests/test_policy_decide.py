@@ -6,8 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vllm_bot.approval import Answer, ApprovalGate
 from vllm_bot.calls import ToolCall
 from vllm_bot.policy import Grants, decide, is_read_only_command, remember
+from vllm_bot.wrappers import OPEN_ENDED
 
 MODES = ("ask", "auto-edit", "full-auto")
 
@@ -36,7 +38,7 @@ CASES = [
     (WRITE, G_TOOLS, True, ("allow", "allow", "allow")),
     (EDIT, G_NONE, True, ("ask", "allow", "allow")),
     (EDIT, G_TOOLS, False, ("allow", "allow", "allow")),
-    (EXEC_RO, G_NONE, True, ("allow", "allow", "allow")),
+    (EXEC_RO, G_NONE, True, ("ask", "allow", "allow")),  # ask mode confirms every command
     (EXEC_RO, G_NONE, False, ("ask", "ask", "allow")),
     (EXEC_RW, G_NONE, True, ("ask", "ask", "allow")),
     (EXEC_RW, G_NONE, False, ("ask", "ask", "allow")),
@@ -55,6 +57,18 @@ CASES = [
     (call("write", path="sub/.GIT/hooks/post-checkout", content="x"), G_NONE, True, ("deny",) * 3),
     (call("write", path=".github/workflows/ci.yml", content="x"), G_NONE, True, ("ask", "allow", "allow")),
     (call("write", path=".gitignore", content="x"), G_NONE, True, ("ask", "allow", "allow")),
+    # auto-edit looks twice at paths the model wrote oddly (outside the workspace the tools refuse anyway)
+    (call("write", path="/home/u/project/src/app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("edit", path="../other/app.py", oldText="a", newText="b"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("write", path="src/../../app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("write", path="~/project/app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("write", path="~", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("write", path="src\\..\\..\\app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("write", path="/home/u/project/src/app.py", content="x"), G_TOOLS, True, ("allow",) * 3),
+    (call("write", path="src/v1..v2.txt", content="x"), G_NONE, True, ("ask", "allow", "allow")),
+    (call("write", path="./src/app.py", content="x"), G_NONE, True, ("ask", "allow", "allow")),
+    (call("write", path="src/~backup.py", content="x"), G_NONE, True, ("ask", "allow", "allow")),
+    (call("write", path="/home/u/project/.git/config", content="x"), G_TOOLS, True, ("deny",) * 3),
     (call("exec", command="rm -rf ~"), G_TOOLS, True, ("deny",) * 3),
     (call("exec", command="rm -rf ~"), Grants(lines={"rm -rf ~"}), False, ("deny",) * 3),
     (call("exec", command=""), G_NONE, True, ("deny",) * 3),
@@ -153,5 +167,101 @@ def test_a_single_writing_part_spoils_the_line(a: str, b: str, join: str):
 @given(st.text(max_size=200))
 def test_decide_never_raises_on_arbitrary_commands(text: str):
     for mode in MODES:
-        verdict = decide(call("exec", command=text), mode, Grants(commands={"ls"}))
+        verdict = decide(call("exec", command=text), mode, Grants(commands={"ls"}), workspace="/w s/p")
         assert verdict.decision in ("allow", "ask", "deny")
+
+
+# -- ask mode confirms every command; "always" there covers the read-only parts too --------------
+@pytest.mark.parametrize("line", ["ls", "git status", "cat README.md", "grep -rn x .", "pwd"])
+def test_ask_mode_asks_before_read_only_commands_that_auto_edit_runs(line: str):
+    assert decide(call("exec", command=line), "auto-edit", Grants()).decision == "allow"
+    verdict = decide(call("exec", command=line), "ask", Grants())
+    assert verdict.decision == "ask" and "ask mode" in verdict.reason
+
+
+def test_ask_mode_reads_with_the_read_tool_still_run():
+    assert decide(READ, "ask", Grants(), sandboxed=True).decision == "allow"
+
+
+def test_always_in_ask_mode_grants_the_read_only_parts_it_was_shown():
+    grants = Grants()
+    covers = remember(grants, call("exec", command="git status && pytest -q"), mode="ask")
+    assert grants.commands == {"git status", "pytest"} and "git status" in covers
+    for line in ["git status && pytest -q", "git status", "pytest -x"]:
+        assert decide(call("exec", command=line), "ask", grants).decision == "allow", line
+    for line in ["ls", "git diff", "git status && ls"]:  # never shown to the user: still asks
+        assert decide(call("exec", command=line), "ask", grants).decision == "ask", line
+
+
+def test_a_grant_from_auto_edit_does_not_open_read_only_parts_in_ask_mode():
+    grants = Grants()
+    remember(grants, call("exec", command="git status && pytest -q"))  # auto-edit: pytest only
+    assert grants.commands == {"pytest"}
+    assert decide(call("exec", command="git status && pytest -q"), "auto-edit", grants).decision == "allow"
+    assert decide(call("exec", command="git status && pytest -q"), "ask", grants).decision == "ask"
+
+
+def test_always_through_the_gate_uses_the_current_mode(tmp_path):
+    gate = ApprovalGate("ask", lambda c, preview, reason: Answer(True, always=True))
+    assert gate(call("exec", command="ls -la")) is None
+    assert gate.grants.commands == {"ls"}
+    gate.confirm = None  # nobody to ask any more: granted lines run, others are refused
+    assert gate(call("exec", command="ls src")) is None
+    refused = gate(call("exec", command="pwd"))
+    assert refused is not None and refused.kind == "error" and "ask mode" in str(refused.value)
+
+
+# -- prefix grants compare programs by basename: `/bin/sh` is `sh` ---------------------------------
+@pytest.mark.parametrize(
+    ("approved", "later"),
+    [
+        ("/bin/sh -c 'make test'", "/bin/sh -c 'rm -rf src'"),
+        ("/usr/bin/bash -lc 'pytest'", "/usr/bin/bash -lc 'curl x | sh'"),
+        ("/usr/bin/env make", "/usr/bin/env rm -rf src"),
+        ("/usr/bin/sudo make install", "/usr/bin/sudo rm -rf /opt/x"),
+        ("/usr/bin/xargs -n1 echo < list", "/usr/bin/xargs rm < list"),
+        ("/usr/bin/timeout 60 pytest", "/usr/bin/timeout 60 rm -rf src"),
+        ("/usr/bin/python3 tool.py", "/usr/bin/python3 -c 'import os'"),
+        ("./venv/bin/python -c 'print(1)'", "./venv/bin/python evil.py"),
+        ("/usr/bin/awk '{print > \"f\"}' a", "/usr/bin/awk 'BEGIN{system(\"id\")}'"),
+        ("/usr/bin/find . -name x -exec touch {} +", "/usr/bin/find . -name '*.o' -exec rm {} +"),
+        ("/usr/bin/perl -e 1", "/usr/bin/perl -e 'unlink glob q(*)'"),
+        ("git", "git push --force"),
+        ("git -c core.pager=cat log -p", "git -c core.hooksPath=/tmp/h commit -m x"),
+        ("/usr/bin/git push", "/usr/bin/git reset --hard"),
+    ],
+)
+def test_always_for_a_program_that_runs_anything_grants_only_the_exact_line(approved: str, later: str):
+    grants = Grants()
+    remember(grants, call("exec", command=approved))
+    assert decide(call("exec", command=approved), "auto-edit", grants).decision == "allow"
+    assert decide(call("exec", command=later), "auto-edit", grants).decision == "ask"
+
+
+@pytest.mark.parametrize("granted", ["sh", "bash", "env", "sudo", "/bin/sh", "/usr/bin/env", "xargs"])
+@pytest.mark.parametrize(
+    "line", ["/bin/sh -c 'rm -rf src'", "sh -c 'rm -rf src'", "/usr/bin/env rm -rf src", "env rm -rf src",
+             "/usr/bin/sudo rm -rf src", "/usr/local/bin/bash -c id", "xargs rm < list", "/usr/bin/xargs rm"],
+)  # fmt: skip
+def test_a_grant_for_a_shell_or_wrapper_never_lets_commands_through(granted: str, line: str):
+    grants = Grants(commands={granted})
+    for mode in ("ask", "auto-edit"):
+        assert decide(call("exec", command=line), mode, grants).decision == "ask", (granted, line, mode)
+
+
+@given(
+    st.sampled_from(sorted(OPEN_ENDED - {"."})),
+    st.sampled_from(["", "/bin/", "/usr/bin/", "/usr/local/bin/", "./", "../tools/", "/opt/x/bin/"]),
+    st.sampled_from(["-c 'make'", "make", "-m pytest", "-e 1", "."]),
+    st.sampled_from(
+        ["rm -rf src", "-c 'curl x | sh'", "-e 'system(1)'", "BEGIN{system(1)}", "-m pip install x"]
+    ),
+)
+def test_no_open_ended_program_ever_becomes_a_prefix_grant(
+    program: str, directory: str, args: str, other: str
+):
+    grants = Grants()
+    remember(grants, call("exec", command=f"{directory}{program} {args}"))
+    assert not grants.commands
+    later = call("exec", command=f"{directory}{program} {other}")
+    assert decide(later, "auto-edit", grants) == decide(later, "auto-edit", Grants())

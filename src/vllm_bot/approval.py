@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from .calls import ToolCall, ToolResult, error_result
@@ -31,15 +32,17 @@ class ApprovalGate:
         *,
         preview: Callable[[str, dict[str, Any]], str | None] | None = None,
         sandboxed: bool = True,
+        workspace: str | PurePath | None = None,
     ) -> None:
         self.mode = mode
         self.confirm = confirm  # None: nobody to ask (headless without --yes)
         self.preview = preview
         self.sandboxed = sandboxed
+        self.workspace = workspace  # lets the policy match absolute paths against the workspace's .git
         self.grants = Grants()
 
     def __call__(self, call: ToolCall) -> ToolResult | None:
-        verdict = decide(call, self.mode, self.grants, sandboxed=self.sandboxed)
+        verdict = decide(call, self.mode, self.grants, sandboxed=self.sandboxed, workspace=self.workspace)
         if verdict.decision == "allow":
             return None
         if verdict.decision == "deny":
@@ -54,7 +57,7 @@ class ApprovalGate:
         answer = self.confirm(call, preview, verdict.reason)
         if answer.approved:
             if answer.always:
-                remember(self.grants, call, sandboxed=self.sandboxed)
+                remember(self.grants, call, sandboxed=self.sandboxed, mode=self.mode)
             return None
         note = f" The user said: {answer.message}" if answer.message else ""
         return error_result(call, f"the user declined this {call.name} call.{note}")

@@ -1,11 +1,15 @@
 """The approval policy: a pure decision over (call, mode, grants) -> allow | ask | deny. No I/O.
 
+`ask` confirms every write, edit, command and external tool (reads run); `auto-edit` lets file
+changes run unless their path is written oddly (absolute, `..`, `~`) and lets read-only commands run;
+`full-auto` (the explicit --yes flag) allows everything that is not denied.
+
 Approvals cut down prompts; they are not the security boundary (the sandbox is). So the read-only
 shortcut and the "always" prefix grants for commands apply only when commands run sandboxed; without
 the sandbox every command asks in `ask` and `auto-edit` unless the user allowed that exact line.
-`full-auto` (the explicit --yes flag) allows everything that is not denied. Denied in every mode:
-malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, and commands that wipe the machine or
-the home directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...).
+Denied in every mode: malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, commands that
+remove or move the workspace's `.git` (see gitguard), and commands that wipe the machine or the home
+directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...).
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import PurePath, PurePosixPath
 from typing import Literal
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
-from vllm_bot.readonly import is_read_only_command, judge_part, judge_redirect, why_not_read_only, words
+from vllm_bot.gitguard import git_removal_reason
+from vllm_bot.readonly import is_read_only_command, judge_part, judge_redirect, why_not_read_only
 from vllm_bot.shellsplit import ShellSyntaxError, SimpleCommand, split_commands
+from vllm_bot.wrappers import OPEN_ENDED, command_start, program_name, shell_script, words
 
 __all__ = [
     "DEFAULT_TOOL_KINDS",
@@ -42,19 +48,9 @@ _SUBCOMMAND_TOOLS = set(
         "docker podman kubectl dotnet mvn gradle bun deno"
     )
 )
-# Programs that run whatever their arguments say: granting them would grant everything.
-_NO_PREFIX = set(
-    words(
-        "bash sh zsh dash fish env sudo su doas xargs timeout nice nohup exec eval source . command builtin "
-        "time watch strace setsid stdbuf ionice chroot unshare flock script busybox parallel ssh perl ruby "
-        "node rm"
-    )
-)
 _SYSTEM_DIRS = set(
     words("bin boot dev etc home lib lib32 lib64 opt proc root sbin srv sys usr var mnt media run snap nix")
 )
-_WRAPPERS = set(words("sudo doas env nice nohup timeout time exec command builtin xargs stdbuf ionice"))
-_SHELLS = set(words("bash sh zsh dash ksh fish"))
 _HOME_TARGET = re.compile(r"(~|\$HOME|\$\{HOME\})/?\*?")
 
 
@@ -87,8 +83,10 @@ def decide(
     *,
     sandboxed: bool = True,
     tool_kinds: Mapping[str, str] | None = None,
+    workspace: str | PurePath | None = None,
 ) -> Verdict:
-    """Whether `call` runs now (allow), needs the user (ask) or must never run (deny)."""
+    """Whether `call` runs now (allow), needs the user (ask) or must never run (deny). `workspace` (its
+    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`."""
     if call.error:
         return Verdict("deny", f"the call is malformed: {call.error}")
     kind = tool_kind(call.name, tool_kinds)
@@ -97,7 +95,7 @@ def decide(
     if kind == "edit":
         return _decide_edit(call, mode, grants)
     if kind == "exec":
-        return _decide_exec(call, mode, grants, sandboxed)
+        return _decide_exec(call, mode, grants, sandboxed, workspace)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:
@@ -106,21 +104,44 @@ def decide(
 
 
 def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants) -> Verdict:
-    reason = protected_path_reason(call.arguments.get("path"))
+    path = call.arguments.get("path")
+    reason = protected_path_reason(path)
     if reason:
         return Verdict("deny", reason)
-    if mode != "ask":
-        return Verdict("allow", f"{mode} mode")
+    if mode == "full-auto":
+        return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:
         return Verdict("allow", f"you allowed {call.name} for this session")
-    return Verdict("ask", "ask mode confirms every file change")
+    if mode == "ask":
+        return Verdict("ask", "ask mode confirms every file change")
+    unusual = unusual_path_reason(path)
+    if unusual:
+        return Verdict("ask", unusual)
+    return Verdict("allow", f"{mode} mode")
 
 
-def _decide_exec(call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: bool) -> Verdict:
+def unusual_path_reason(path: object) -> str | None:
+    """Why a file-tool path written as absolute, with `..` or with `~` needs a look in auto-edit mode.
+    Such a path may still resolve inside the workspace (outside it the file tools refuse anyway)."""
+    if not isinstance(path, str):
+        return None
+    text = path.replace("\\", "/")
+    if text.startswith("~"):
+        return f"the path {path} starts with ~"
+    if text.startswith("/"):
+        return f"the path {path} is absolute"
+    if ".." in PurePosixPath(text).parts:
+        return f"the path {path} contains .."
+    return None
+
+
+def _decide_exec(
+    call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: bool, workspace: str | PurePath | None
+) -> Verdict:
     command = call.arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return Verdict("deny", "there is no command to run")
-    danger = destructive_reason(command)
+    danger = destructive_reason(command) or git_removal_reason(command, workspace)
     if danger:
         return Verdict("deny", danger)
     if mode == "full-auto":
@@ -131,55 +152,72 @@ def _decide_exec(call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: 
         return Verdict("ask", "commands run unsandboxed, so every command needs approval")
     if call.name in grants.tools:
         return Verdict("allow", f"you allowed {call.name} for this session")
+    careful = mode == "ask"
+    if grants.commands and _covered_by_prefixes(command, grants.commands, read_only_free=not careful):
+        return Verdict("allow", "every part is allowed for this session")
+    if careful:
+        return Verdict("ask", "ask mode confirms every command")
     not_read_only = why_not_read_only(command)
     if not_read_only is None:
         return Verdict("allow", "a read-only command")
-    if grants.commands and _covered_by_prefixes(command, grants.commands):
-        return Verdict("allow", "every part is read-only or allowed for this session")
     return Verdict("ask", not_read_only)
 
 
-def _covered_by_prefixes(command: str, prefixes: set[str]) -> bool:
+def _covered_by_prefixes(command: str, prefixes: set[str], *, read_only_free: bool) -> bool:
+    """Every part is granted (or, outside ask mode, read-only)."""
     try:
         parts = split_commands(command)
     except ShellSyntaxError:
         return False
-    return all(judge_part(part) is None or _granted(part, prefixes) for part in parts)
+    return all((read_only_free and judge_part(part) is None) or _granted(part, prefixes) for part in parts)
 
 
 def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
     if part.assignments or any(judge_redirect(r) for r in part.redirects):
         return False
-    prefix = command_prefix(part)
-    if prefix is None:
+    if command_prefix(part) is None:
         return False
     words = [w.text for w in part.words]
     return any(words[: len(p.split())] == p.split() for p in prefixes)
 
 
 def command_prefix(part: SimpleCommand) -> str | None:
-    """The words an "always" answer covers: `pytest`, `git commit`, `python -m pytest`; None if unsafe."""
+    """The words an "always" answer covers: `pytest`, `git commit`, `python -m pytest`; None when the
+    program runs whatever its arguments say (shells, `env`, `sudo`, interpreters; by basename, so
+    `/bin/sh` too) or its first words are only known at run time."""
     words = part.words
-    if not words or any(w.dynamic for w in words[:3]) or words[0].text in _NO_PREFIX:
+    if not words or any(w.dynamic for w in words[:3]):
         return None
     first = words[0].text
-    if PurePosixPath(first).name.startswith("python"):
+    name = program_name(first)
+    if name in OPEN_ENDED:
+        return None
+    if name.startswith("python"):
         if len(words) >= 3 and words[1].text == "-m":
             return " ".join(w.text for w in words[:3])
         return None  # `python script.py` and `python -c` run anything: exact lines only
-    if first in _SUBCOMMAND_TOOLS and len(words) >= 2 and not words[1].text.startswith("-"):
+    if name in _SUBCOMMAND_TOOLS:
+        if len(words) < 2 or words[1].text.startswith("-"):
+            return None  # `git -c x=y ...`, a bare `git`: options before the subcommand change anything
         return f"{first} {words[1].text}"
     return first
 
 
-def remember(grants: Grants, call: ToolCall, *, sandboxed: bool = True,
-             tool_kinds: Mapping[str, str] | None = None) -> str:  # fmt: skip
-    """Record an "always for this session" answer for `call`; returns what it covers, for the UI."""
+def remember(
+    grants: Grants,
+    call: ToolCall,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+    mode: ApprovalMode = "auto-edit",
+) -> str:
+    """Record an "always for this session" answer for `call`; returns what it covers, for the UI.
+    In ask mode read-only parts need grants too, so they are granted with the rest."""
     if tool_kind(call.name, tool_kinds) != "exec":
         grants.tools.add(call.name)
         return f"every {call.name} call"
     command = str(call.arguments.get("command", "")).strip()
-    prefixes = _prefixes_to_grant(command) if sandboxed else None
+    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
     if not prefixes:
         grants.lines.add(command)
         return f"exactly `{command}`"
@@ -187,14 +225,14 @@ def remember(grants: Grants, call: ToolCall, *, sandboxed: bool = True,
     return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(prefixes))
 
 
-def _prefixes_to_grant(command: str) -> set[str] | None:
+def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
     try:
         parts = split_commands(command)
     except ShellSyntaxError:
         return None
     prefixes = set()
     for part in parts:
-        if judge_part(part) is None:
+        if not read_only_too and judge_part(part) is None:
             continue
         prefix = command_prefix(part)
         if prefix is None or part.assignments or any(judge_redirect(r) for r in part.redirects):
@@ -221,12 +259,14 @@ def destructive_reason(command: str) -> str | None:
     except ShellSyntaxError:
         return None
     for part in parts:
-        words = _unwrap([w.text for w in part.words])
+        texts = [w.text for w in part.words]
+        words = texts[command_start(texts) :]
         if not words:
             continue
-        name = PurePosixPath(words[0]).name
-        if name in _SHELLS and _shell_script(words) is not None:
-            inner = destructive_reason(_shell_script(words) or "")
+        name = program_name(words[0])
+        script = shell_script(words)
+        if script is not None:
+            inner = destructive_reason(script)
             if inner:
                 return inner
         if name.startswith("mkfs") or (name == "dd" and any(_is_disk(w) for w in words)):
@@ -236,24 +276,6 @@ def destructive_reason(command: str) -> str | None:
             ["-r", *words[1:]] if recursive_delete else words[1:]
         ):
             return f"`{' '.join(words)}` would destroy the system or the home directory"
-    return None
-
-
-def _unwrap(words: list[str]) -> list[str]:
-    """Drop wrappers (`sudo`, `env X=1`, `timeout 5`, `nice -n 5`) in front of the real command."""
-    i = 0
-    while i < len(words) and PurePosixPath(words[i]).name in _WRAPPERS:
-        i += 1
-        while i < len(words) and (words[i].startswith("-") or "=" in words[i] or words[i].isdigit()):
-            i += 1
-    return words[i:]
-
-
-def _shell_script(words: list[str]) -> str | None:
-    """The script of `bash -c SCRIPT` (also `sh -lc`)."""
-    for i, word in enumerate(words[1:-1], start=1):
-        if re.fullmatch(r"-[a-z]*c[a-z]*", word):
-            return words[i + 1]
     return None
 
 

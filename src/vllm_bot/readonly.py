@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from vllm_bot.scriptcheck import awk_reason, sed_reason
 from vllm_bot.shellsplit import Redirect, ShellSyntaxError, SimpleCommand, Word, split_commands
+from vllm_bot.wrappers import words
 
 MAX_LENGTH = 10_000
 Check = Callable[[str, Sequence[Word]], "str | None"]
@@ -25,11 +26,6 @@ _FD = re.compile(r"\d+-?|-")
 _HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr"}
 _SAFE_ASSIGNMENT = re.compile(r"LC_[A-Z]+|LANG|LANGUAGE|TZ|COLUMNS|NO_COLOR")
 _ALLOWED_CONTROL = {"\n", "\t"}
-
-
-def words(text: str) -> tuple[str, ...]:
-    """A word list written as one string (keeps long allowlists readable)."""
-    return tuple(text.split())
 
 
 def is_read_only_command(command: str) -> bool:
@@ -166,6 +162,13 @@ def _command(name: str, args: Sequence[Word]) -> str | None:
     return "`command` runs another command"
 
 
+def _printf(name: str, args: Sequence[Word]) -> str | None:
+    """`printf -v VAR` assigns a shell variable (a later `$VAR` could run anything)."""
+    if args and (args[0].dynamic or args[0].text.startswith("-v")):
+        return f"`{name} {args[0].text}` may assign a shell variable"
+    return None
+
+
 _SET_WORDS = {"pipefail", "errexit", "nounset", "xtrace", "verbose", "noglob", "noclobber"}
 
 
@@ -173,6 +176,8 @@ def _set(name: str, args: Sequence[Word]) -> str | None:
     for word in args:
         if word.dynamic or not (re.fullmatch(r"[-+][a-zA-Z]+", word.text) or word.text in _SET_WORDS):
             return "`set` with these arguments changes the shell's parameters"
+        if re.fullmatch(r"-[a-zA-Z]*k[a-zA-Z]*", word.text):
+            return "`set -k` turns later arguments such as PAGER=... into environment variables"
     return None
 
 
@@ -227,22 +232,64 @@ def _git_remote(name: str, args: Sequence[Word]) -> str | None:
     return f"`{name} {args[0].text}` may change the repository"
 
 
-_CONFIG_READ = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--list", "-l"}
-_CONFIG_WRITE = options(
-    deny=words("--add --unset --unset-all --replace-all --rename-section --remove-section --edit"),
-    short="e",
+# `git config` reads only with one of these actions: action -> (fewest, most) names/patterns after it.
+_CONFIG_ACTIONS = {
+    "--get": (1, 2), "--get-all": (1, 2), "--get-regexp": (1, 2), "--get-urlmatch": (2, 2),
+    "--get-color": (1, 2), "--get-colorbool": (1, 2), "--list": (0, 0), "-l": (0, 0),
+}  # fmt: skip
+_CONFIG_FLAGS = set(
+    words(
+        "--global --system --local --worktree --bool --int --bool-or-int --bool-or-str --path --expiry-date "
+        "--no-type -z --null --name-only --includes --no-includes --show-origin --show-scope --fixed-value"
+    )
 )
+_CONFIG_VALUES = {"-f", "--file", "--blob", "-t", "--type", "--default"}
+# git >= 2.46 spells the actions as subcommands: `git config get NAME`, `git config list`.
+_CONFIG_SUBCOMMANDS = {"get": (1, 1), "list": (0, 0)}
+_CONFIG_SUBCOMMAND_FLAGS = {"--all", "--regexp", "--show-names"}
+_CONFIG_SUBCOMMAND_VALUES = ("--value=", "--url=", "--default=", "--type=", "--file=", "--blob=")
 
 
 def _git_config(name: str, args: Sequence[Word]) -> str | None:
-    reason = _CONFIG_WRITE(name, args)
-    if reason:
-        return reason
-    if args and args[0].text in ("get", "list"):
-        return None
-    if any(word.text in _CONFIG_READ for word in args):
-        return None
-    return "`git config` without --get or --list may change the configuration"
+    """Read-only only for one read action and at most its arguments. git stops taking options at the
+    first name, so `git config core.pager less --list` sets core.pager: options after it count as values."""
+    texts = [word.text for word in args]
+    if texts and texts[0] in _CONFIG_SUBCOMMANDS:
+        return _git_config_subcommand(name, texts[0], texts[1:])
+    actions, i = [], 0
+    while i < len(texts) and texts[i].startswith("-"):
+        option, has_value = texts[i].split("=", 1)[0], "=" in texts[i]
+        if option in _CONFIG_ACTIONS and not has_value:
+            actions.append(option)
+        elif option in _CONFIG_VALUES:
+            i += 0 if has_value else 1
+        elif option not in _CONFIG_FLAGS or has_value:
+            return f"`{name} {texts[i]}` may change the configuration"
+        i += 1
+    if len(actions) != 1:
+        return f"`{name}` without exactly one of --get or --list may change the configuration"
+    fewest, most = _CONFIG_ACTIONS[actions[0]]
+    if not fewest <= len(texts) - i <= most:
+        return f"`{name} {actions[0]}` with {len(texts) - i} names or values may change the configuration"
+    return None
+
+
+def _git_config_subcommand(name: str, sub: str, texts: list[str]) -> str | None:
+    positional = 0
+    for text in texts:
+        if (
+            text in _CONFIG_FLAGS
+            or text in _CONFIG_SUBCOMMAND_FLAGS
+            or text.startswith(_CONFIG_SUBCOMMAND_VALUES)
+        ):
+            continue
+        if text.startswith("-"):
+            return f"`{name} {sub} {text}` may change the configuration"
+        positional += 1
+    fewest, most = _CONFIG_SUBCOMMANDS[sub]
+    if not fewest <= positional <= most:
+        return f"`{name} {sub}` with {positional} arguments"
+    return None
 
 
 _GIT_RULES: dict[str, Check] = {
@@ -297,7 +344,7 @@ def _git(name: str, args: Sequence[Word]) -> str | None:
 
 
 _SIMPLE_READERS = words(
-    "ls cat head tail wc nl tac rev grep egrep fgrep stat du df pwd cd echo printf true false : test [ "
+    "ls cat head tail wc nl tac rev grep egrep fgrep stat du df pwd cd echo true false : test [ "
     "cut paste join comm column tr fold diff cmp basename dirname realpath readlink md5sum sha1sum "
     "sha224sum sha256sum sha384sum sha512sum b2sum cksum base32 base64 od hexdump strings id whoami "
     "groups uname printenv nproc uptime ps free lscpu arch jq seq expr sleep which type"
@@ -305,15 +352,16 @@ _SIMPLE_READERS = words(
 
 RULES: dict[str, Check] = {
     **dict.fromkeys(_SIMPLE_READERS, ANY),
-    "rg": options(deny=("--pre", "--pre-glob")),
+    "printf": _printf,
+    "rg": options(deny=("--pre", "--pre-glob", "--hostname-bin")),
     "find": _find,
     "fd": options(deny=("--exec", "--exec-batch"), short="xX"),
     "fdfind": options(deny=("--exec", "--exec-batch"), short="xX"),
     "tree": options(short="oR"),
     "file": options(deny=("--compile",), short="C"),
     "sort": options(deny=("--output", "--compress-program"), short="o"),
-    "uniq": options(max_args=1),
-    "xxd": options(max_args=1),
+    "uniq": options(max_args=1, values=words("-f -s -w --skip-fields --skip-chars --check-chars")),
+    "xxd": options(max_args=1, values=words("-c -g -l -o -s -n -cols -groupsize -len -seek -name")),
     "date": options(
         deny=("--set",),
         short="s",

@@ -74,6 +74,7 @@ class Session:
             self.front.confirm if interactive else None,
             preview=self.mcp.preview(self.executor.preview),
             sandboxed=self.toolbox.sandboxed,
+            workspace=workspace.resolve(),
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         # Checkpoints before changes, the saved conversation, --continue / --resume.

@@ -68,8 +68,8 @@ def _approval(session: Any, arg: str) -> None:
     if arg not in APPROVAL_MODES:
         session.say(f"Approval mode: {session.gate.mode}. Use /approval {'|'.join(APPROVAL_MODES)}.")
         session.say(
-            "  ask: confirm every write, edit and command; auto-edit: file changes run, commands "
-            "ask (read-only ones run when sandboxed); full-auto: nothing asks."
+            "  ask: confirm every write, edit and command; auto-edit: file changes run (absolute, .. or ~ "
+            "paths ask), commands ask (read-only ones run when sandboxed); full-auto: nothing asks."
         )
         return
     session.gate.mode = arg

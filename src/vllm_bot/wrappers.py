@@ -1,0 +1,76 @@
+"""Programs that run other programs (`sudo`, `env`, `bash -c`, interpreters), for the approval policy.
+
+Everything here compares a command by its program name (the basename), so `/bin/sh -c ...`,
+`/usr/bin/env ...` and `/usr/bin/sudo ...` are treated like `sh -c`, `env` and `sudo`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+
+def words(text: str) -> tuple[str, ...]:
+    """A word list written as one string (keeps long allowlists readable)."""
+    return tuple(text.split())
+
+
+# Programs that run whatever their arguments say: an "always" grant for them would grant everything.
+OPEN_ENDED = frozenset(
+    words(
+        "bash sh zsh dash ksh mksh ash csh tcsh fish busybox env sudo su doas pkexec runuser setpriv sg "
+        "newgrp xargs parallel timeout nice nohup exec eval source . command builtin time watch strace "
+        "ltrace gdb valgrind setsid stdbuf ionice taskset chrt chroot unshare nsenter flock script "
+        "unbuffer faketime fakeroot proot firejail bwrap systemd-run ssh perl ruby node php lua luajit "
+        "pypy pypy3 tclsh expect pwsh awk gawk mawk nawk sed find rm"
+    )
+)
+WRAPPERS = frozenset(words("sudo doas env nice nohup timeout time exec command builtin xargs stdbuf ionice"))
+SHELLS = frozenset(words("bash sh zsh dash ksh mksh ash fish"))
+# Options of the wrappers that take the next word as their value (`sudo -u root`, `timeout -s KILL`).
+_VALUE_OPTIONS = {
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"},
+    "doas": {"-u", "-C"},
+    "env": {"-u", "-C", "--unset", "--chdir"},
+    "nice": {"-n", "--adjustment"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"},
+    "time": {"-f", "-o", "--format", "--output"},
+    "exec": {"-a"},
+    "xargs": {"-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file", "--delimiter"},
+    "stdbuf": {"-i", "-o", "-e", "--input", "--output", "--error"},
+    "ionice": {"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"},
+}
+_DURATION = re.compile(r"\d+(\.\d+)?[smhd]?")
+_SHELL_FLAG = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")
+
+
+def program_name(word: str) -> str:
+    """The program a command word names: `/usr/bin/env` -> `env`."""
+    return PurePosixPath(word).name if "/" in word else word
+
+
+def command_start(words: list[str]) -> int:
+    """Index of the real command behind wrappers (`sudo -u x`, `env X=1`, `timeout 5s`, `nice -n 5`)."""
+    i = 0
+    while i < len(words) and program_name(words[i]) in WRAPPERS:
+        wrapper = program_name(words[i])
+        i += 1
+        while i < len(words):
+            word = words[i]
+            if word in _VALUE_OPTIONS.get(wrapper, ()):
+                i += 2
+            elif word.startswith("-") or "=" in word or _DURATION.fullmatch(word):
+                i += 1
+            else:
+                break
+    return min(i, len(words))
+
+
+def shell_script(words: list[str]) -> str | None:
+    """The script of `bash -c SCRIPT` (also `sh -lc`, `/bin/sh -ec`); None for other commands."""
+    if not words or program_name(words[0]) not in SHELLS:
+        return None
+    for i, word in enumerate(words[1:-1], start=1):
+        if _SHELL_FLAG.fullmatch(word):
+            return words[i + 1]
+    return None
