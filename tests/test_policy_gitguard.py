@@ -22,6 +22,8 @@ MODES = ("ask", "auto-edit", "full-auto")
 
 DENIED = [
     "rm -rf .git",
+    "rm -f .git/index.lock .git/index",
+    "rm -f .git/*.lock",
     "rm -rf ./.git/",
     "rm -fr .git/objects",
     "rm .git/index",
@@ -78,6 +80,8 @@ DENIED = [
 
 ALLOWED = [
     "rm -rf build dist .pytest_cache",
+    "rm -f .git/index.lock",
+    "rm .git/refs/heads/main.lock .git/index.lock",
     "rm -rf *",
     "cd build && rm -rf *",
     "rm -rf sub/.git",

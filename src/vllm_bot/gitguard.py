@@ -97,7 +97,8 @@ class _Guard:
         elif name in REMOVERS:
             if any(program_name(t) == "xargs" for t in texts[:start]):
                 self.xargs_removes = f"xargs {name}"
-            if any(self._touches(w) for w in _operands(name, words[1:])):
+            touched = [w for w in _operands(name, words[1:]) if self._touches(w)]
+            if touched and not all(self._is_lock_file(w) for w in touched):
                 return _refusal(shown)
         elif name == "find":
             return _refusal(shown) if self._find_deletes_git(words[1:]) else None
@@ -114,6 +115,14 @@ class _Guard:
     def _touches(self, word: Word) -> bool:
         """`word`, from any directory the line may be in, names .git, a path inside it or above it."""
         return bool(self._reaches(word))
+
+    def _is_lock_file(self, word: Word) -> bool:
+        """A git lock file (`.git/index.lock`, `.git/refs/heads/x.lock`) named literally: removing a
+        stale one after a crashed git is the usual fix and loses nothing."""
+        hits = self._reaches(word)
+        return not word.dynamic and all(
+            len(path) > len(self.git) and path[-1].endswith(".lock") for path in hits
+        )
 
     def _reaches(self, word: Word) -> list[tuple[str, ...]]:
         """The resolved paths of `word` that touch .git (run-time words: a `.git` component counts)."""
