@@ -15,7 +15,7 @@ from typing import Any
 
 from ..calls import ToolCall, new_call_id
 from ..tooldefs import find_definition, tool_names
-from ..validation import ArgumentError, map_argument_names, normalize_arguments
+from ..validation import ArgumentError, example_arguments, map_argument_names, normalize_arguments
 from .jsonscan import loads_lenient
 
 NAME_KEYS = ("name", "tool_name", "function_name", "tool", "function", "recipient_name")
@@ -84,9 +84,8 @@ class Builder:
     def _example(self, tool: str) -> str:
         schema = self.schema(tool)
         required = schema.get("required") or list(schema.get("properties") or {})[:1]
-        props = schema.get("properties") or {}
-        args = {p: f"<{(props.get(p) or {}).get('type', 'value')}>" for p in required}
-        return "TOOL_CALL: " + json.dumps({"name": tool, "args": args}, ensure_ascii=False)
+        args = example_arguments(schema, list(required))
+        return f'TOOL_CALL: {{"name": {json.dumps(tool, ensure_ascii=False)}, "args": {args}}}'
 
     def error(self, source: str, problem: str, raw: str, name: str | None = None) -> ToolCall:
         """A call that was clearly intended but cannot be used; never executed."""
