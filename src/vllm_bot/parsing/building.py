@@ -100,6 +100,15 @@ class Builder:
             new_call_id(), tool or clean_name(name or ""), {}, {"source": source, "error": message}
         )
 
+    def too_many(self, rest: str, limit: int) -> ToolCall:
+        """The error call standing for the calls of a reply past the first `limit`."""
+        message = (
+            f"This reply has more than {limit} tool calls: the first {limit} were read and the rest "
+            f"were not read or run. Make fewer calls per reply and wait for their results.\n"
+            f"The calls not read begin: {snippet(rest)}"
+        )
+        return ToolCall(new_call_id(), "", {}, {"source": "too_many_calls", "error": message})
+
     def call(
         self,
         raw_name: str,
