@@ -108,3 +108,74 @@ def test_cli_config_error_exits_2(tmp_path):
 def test_shipped_config_json_is_valid():
     cfg = load_config(ROOT / "config.json", env={})
     assert cfg.vllm.enable_function_calling is True
+
+
+@pytest.mark.parametrize(
+    "data, key, says",
+    [
+        ({"vllm": {"tool_choice": "bogus"}}, "vllm.tool_choice", "a tool name (read, write, edit, exec)"),
+        ({"vllm": {"tool_choice": "mcp__github"}}, "vllm.tool_choice", "mcp__SERVER__TOOL"),
+        ({"vllm": {"tool_choice": "Auto"}}, "vllm.tool_choice", 'got "Auto"'),
+        ({"agent": {"max_iterations": 0}}, "agent.max_iterations", "must be at least 1, got 0"),
+        ({"agent": {"max_iterations": -3}}, "agent.max_iterations", "must be at least 1, got -3"),
+        ({"vllm": {"timeout": 0}}, "vllm.timeout", "must be greater than 0"),
+        ({"vllm": {"timeout": -5.5}}, "vllm.timeout", "got -5.5"),
+        ({"vllm": {"max_tokens": -1}}, "vllm.max_tokens", "must be at least 1, got -1"),
+        ({"vllm": {"max_tokens": 0}}, "vllm.max_tokens", "must be at least 1"),
+        ({"vllm": {"temperature": -0.1}}, "vllm.temperature", "must be 0 or more, got -0.1"),
+        ({"vllm": {"retry_attempts": 0}}, "vllm.retry_attempts", "at least 1"),
+        ({"agent": {"time_budget": 0}}, "agent.time_budget", "greater than 0"),
+    ],
+)
+def test_values_that_make_no_sense_name_the_key_and_file(tmp_path, data, key, says):
+    path = write(tmp_path, data)
+    with pytest.raises(ConfigError) as e:
+        load_config(path, env={})
+    assert str(e.value).startswith(f"{path}: '{key}' must be") and says in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "vllm",
+    [
+        {"tool_choice": "auto"},
+        {"tool_choice": "none"},
+        {"tool_choice": "required"},
+        {"tool_choice": "exec"},
+        {"tool_choice": "mcp__github__create_issue"},
+        {"temperature": 0, "max_tokens": 1, "timeout": 0.5},
+        {"temperature": None, "max_tokens": None},
+    ],
+)
+def test_values_at_the_edges_are_accepted(tmp_path, vllm):
+    cfg = load_config(write(tmp_path, {"vllm": vllm, "agent": {"max_iterations": 1}}), env={})
+    assert cfg.agent.max_iterations == 1
+    for key, value in vllm.items():
+        assert getattr(cfg.vllm, key) == value
+
+
+def test_flag_values_are_checked_like_file_values(tmp_path):
+    with pytest.raises(
+        ConfigError, match=r"^command line: 'agent.max_iterations' must be at least 1, got 0$"
+    ):
+        load_config(write(tmp_path, {}), env={}, overrides={"agent.max_iterations": 0})
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_cli_rejects_max_iterations_below_1_with_exit_2(tmp_path):
+    proc = cli("--config", str(write(tmp_path, {})), "--max-iterations", "0", "-p", "hi")
+    assert proc.returncode == 2
+    assert "'agent.max_iterations' must be at least 1, got 0" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_rejects_an_unknown_tool_choice_with_exit_2(tmp_path):
+    path = write(tmp_path, {"vllm": {"tool_choice": "bogus"}})
+    proc = cli("--config", str(path), "-p", "hi")
+    assert proc.returncode == 2
+    assert f"{path}: 'vllm.tool_choice' must be auto, none, required" in proc.stderr
+    assert "Traceback" not in proc.stderr

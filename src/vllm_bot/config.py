@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .config_rules import value_problem
+
 ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
 
 
@@ -256,7 +258,11 @@ def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "")
                 raise ConfigError(f"{source}: '{dotted}' must be an object, got {_describe(value)}")
             apply_mapping(current, value, source, dotted + ".")
         else:
-            setattr(obj, key, coerce(value, hints[key], dotted, source))
+            value = coerce(value, hints[key], dotted, source)
+            problem = value_problem(dotted, value)
+            if problem is not None:
+                raise ConfigError(f"{source}: '{dotted}' {problem}")
+            setattr(obj, key, value)
 
 
 def set_key(cfg: Config, dotted: str, value: Any, source: str) -> None:

@@ -19,7 +19,9 @@ def check_call(call: ToolCall, definitions: list[dict[str, Any]]) -> str | None:
     definition = find_definition(definitions, call.name)
     if call.error:
         hint = f" Expected {expected_shape(definition)}." if definition else ""
-        return f"could not use this tool call: {call.error}.{hint}"
+        reason = call.error.rstrip()
+        stop = "" if reason.endswith((".", "!", "?")) else "."
+        return f"could not use this tool call: {reason}{stop}{hint}"
     if definition is None:
         available = ", ".join(tool_names(definitions))
         return (

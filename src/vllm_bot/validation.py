@@ -34,6 +34,14 @@ ARG_ALIASES: dict[str, str] = {
     "lines": "limit",
 }
 
+# (tool, argument) pairs whose string is a whole file's text: an object or array given there is the
+# JSON document the model meant to write (`write(path="x.json", content={...})`). Not edit's
+# oldText/newText: they are fragments inside a file, and JSON laid out by us would neither match
+# the file's text nor fit its indentation. Anywhere else a list or object for a string is a mistake
+# the model must hear about (`path=["a.py"]`, `command=["ls", "-la"]`), never something to run.
+# Kept here rather than as a marker in TOOL_DEFINITIONS, which are sent to the server as they are.
+JSON_TEXT_ARGUMENTS: frozenset[tuple[str, str]] = frozenset({("write", "content")})
+
 
 class ArgumentError(ValueError):
     """Arguments that do not fit the schema; the message is written for the model."""
@@ -62,7 +70,7 @@ def map_argument_names(schema: dict[str, Any], args: dict[str, Any]) -> dict[str
     return out
 
 
-def _coerce_value(value: Any, prop: dict[str, Any]) -> Any:
+def _coerce_value(value: Any, prop: dict[str, Any], json_text: bool = False) -> Any:
     kind = prop.get("type")
     if kind == "integer":
         if isinstance(value, float) and value.is_integer():
@@ -85,8 +93,7 @@ def _coerce_value(value: Any, prop: dict[str, Any]) -> Any:
             return str(value).lower()
         if isinstance(value, (int, float)):
             return str(value)
-        if isinstance(value, (dict, list)):
-            # e.g. write(path="x.json", content={...}): the model meant the JSON text.
+        if json_text and isinstance(value, (dict, list)):
             return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
     elif kind in ("object", "array") and isinstance(value, str):
         try:
@@ -98,13 +105,16 @@ def _coerce_value(value: Any, prop: dict[str, Any]) -> Any:
     return value
 
 
-def coerce_arguments(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+def coerce_arguments(
+    schema: dict[str, Any], args: dict[str, Any], json_text: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Coerce values to their property's type; an optional argument given as null is left out
-    (models write `"offset": null` to mean "not given")."""
+    (models write `"offset": null` to mean "not given"). Only the string arguments named in
+    `json_text` take an object or array as its JSON text."""
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or [])
     return {
-        k: _coerce_value(v, properties[k]) if k in properties else v
+        k: _coerce_value(v, properties[k], k in json_text) if k in properties else v
         for k, v in args.items()
         if not (v is None and k in properties and k not in required and not _allows_null(properties[k]))
     }
@@ -115,13 +125,25 @@ def _allows_null(prop: dict[str, Any]) -> bool:
     return kind == "null" or (isinstance(kind, list) and "null" in kind)
 
 
+def _placeholder(prop: Any) -> str:
+    """`"<string>"` in quotes, other types bare (`<integer>`), so no number is shown as a string."""
+    kind = prop.get("type", "value") if isinstance(prop, dict) else "value"
+    kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+    return json.dumps(f"<{kind}>") if kind == "string" else f"<{kind}>"
+
+
+def example_arguments(schema: dict[str, Any], names: list[str] | None = None) -> str:
+    """`{"path": "<string>", "offset": <integer>}` for the schema's properties (or just `names`):
+    a readable example, not JSON."""
+    properties = schema.get("properties") or {}
+    shown = list(properties) if names is None else names
+    return "{" + ", ".join(f"{json.dumps(n)}: {_placeholder(properties.get(n))}" for n in shown) + "}"
+
+
 def expected_shape(definition: dict[str, Any]) -> str:
     """`edit(path, oldText, newText, replace_all?)` with `{"path": "<string>", ...}`."""
     params = definition["function"].get("parameters") or {}
-    example = {
-        name: f"<{prop.get('type', 'value')}>" for name, prop in (params.get("properties") or {}).items()
-    }
-    return f"{signature(definition)}, arguments like {json.dumps(example)}"
+    return f"{signature(definition)}, arguments like {example_arguments(params)}"
 
 
 def _describe_error(error: Any) -> str:
@@ -130,8 +152,21 @@ def _describe_error(error: Any) -> str:
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown argument(s)")
     if error.validator == "type":
-        return f"{where}expected {error.validator_value}, got {json.dumps(error.instance)[:80]}"
+        got = json.dumps(error.instance, ensure_ascii=False)
+        got = got if len(got) <= 80 else got[:77] + "..."
+        if error.validator_value == "string" and isinstance(error.instance, (list, dict)):
+            return where + _not_a_string(path, error.instance, got)
+        return f"{where}expected {error.validator_value}, got {got}"
     return where + error.message
+
+
+def _not_a_string(name: str, value: list[Any] | dict[str, Any], got: str) -> str:
+    kind = "an object" if isinstance(value, dict) else "a list"
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        fix = f"send the string itself: {json.dumps(name)}: {json.dumps(value[0], ensure_ascii=False)}"
+    else:
+        fix = "send a single string value"
+    return f"expected a string, got {kind} {got}; {fix}"
 
 
 _VALIDATORS: dict[str, Any] = {}  # schema JSON -> compiled validator (built once, not per call)
@@ -155,13 +190,14 @@ def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]
             f"Expected {expected_shape(definition)}"
         )
     schema = definition["function"].get("parameters") or {"type": "object"}
-    fixed = coerce_arguments(schema, map_argument_names(schema, args))
+    tool = definition["function"]["name"]
+    json_text = frozenset(arg for t, arg in JSON_TEXT_ARGUMENTS if t == tool)
+    fixed = coerce_arguments(schema, map_argument_names(schema, args), json_text)
     validator = _validator(schema, jsonschema)
     errors = sorted(validator.iter_errors(fixed), key=lambda e: (len(e.absolute_path), str(e.message)))
     if errors:
         problems = "; ".join(_describe_error(e) for e in errors[:3])
         raise ArgumentError(
-            f"invalid arguments for {definition['function']['name']}: {problems}. "
-            f"Expected {expected_shape(definition)}"
+            f"invalid arguments for {tool}: {problems}. Expected {expected_shape(definition)}"
         )
     return fixed

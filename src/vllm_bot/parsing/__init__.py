@@ -6,7 +6,8 @@ same scan through `StreamFilter`, so what is hidden while streaming is what gets
 
 Formats and their raw shapes are described in `shared/reference/vllm-protocol.md` §7; each
 format module says which it reads. Text inside reasoning, code blocks that are not a call, inline
-code, quotes, tables, diffs, or another call's string argument is never a call.
+code, quotes, tables, diffs, or another call's string argument is never a call. One reply yields
+at most `Scan.MAX_CALLS` (64) calls; the rest of a runaway reply becomes one error call saying so.
 """
 
 from __future__ import annotations

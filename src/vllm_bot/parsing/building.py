@@ -15,7 +15,7 @@ from typing import Any
 
 from ..calls import ToolCall, new_call_id
 from ..tooldefs import find_definition, tool_names
-from ..validation import ArgumentError, map_argument_names, normalize_arguments
+from ..validation import ArgumentError, example_arguments, map_argument_names, normalize_arguments
 from .jsonscan import loads_lenient
 
 NAME_KEYS = ("name", "tool_name", "function_name", "tool", "function", "recipient_name")
@@ -84,9 +84,8 @@ class Builder:
     def _example(self, tool: str) -> str:
         schema = self.schema(tool)
         required = schema.get("required") or list(schema.get("properties") or {})[:1]
-        props = schema.get("properties") or {}
-        args = {p: f"<{(props.get(p) or {}).get('type', 'value')}>" for p in required}
-        return "TOOL_CALL: " + json.dumps({"name": tool, "args": args}, ensure_ascii=False)
+        args = example_arguments(schema, list(required))
+        return f'TOOL_CALL: {{"name": {json.dumps(tool, ensure_ascii=False)}, "args": {args}}}'
 
     def error(self, source: str, problem: str, raw: str, name: str | None = None) -> ToolCall:
         """A call that was clearly intended but cannot be used; never executed."""
@@ -100,6 +99,15 @@ class Builder:
         return ToolCall(
             new_call_id(), tool or clean_name(name or ""), {}, {"source": source, "error": message}
         )
+
+    def too_many(self, rest: str, limit: int) -> ToolCall:
+        """The error call standing for the calls of a reply past the first `limit`."""
+        message = (
+            f"This reply has more than {limit} tool calls: the first {limit} were read and the rest "
+            f"were not read or run. Make fewer calls per reply and wait for their results.\n"
+            f"The calls not read begin: {snippet(rest)}"
+        )
+        return ToolCall(new_call_id(), "", {}, {"source": "too_many_calls", "error": message})
 
     def call(
         self,

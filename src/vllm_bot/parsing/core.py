@@ -42,7 +42,10 @@ class Scan:
     """One pass over `text`. `partial` is True while the reply is still streaming: a construct
     that runs into the end of the text is then reported as pending instead of being decided."""
 
-    SCAN_BUDGET_FACTOR = 2
+    SCAN_BUDGET_FACTOR = 1
+    # Calls read from one reply. More is a runaway reply, not a plan; and without a cap a reply
+    # made of thousands of broken calls would cost seconds to read and flood the history.
+    MAX_CALLS = 64
 
     def __init__(self, text: str, builder: Builder, partial: bool = False) -> None:
         self.text = text
@@ -55,6 +58,7 @@ class Scan:
         # Bracket scans that run into the end of the text are capped in total to stay linear.
         self.budget = self.SCAN_BUDGET_FACTOR * len(text) + 100_000
         self.repair_budget = REPAIR_LIMIT  # characters json-repair may be given in this scan
+        self.calls_left = self.MAX_CALLS
         self._line_cache = (-1, -1)
         self._line_start_cache = (-1, -1)
         self._found: dict[tuple[str, int], tuple[int, int]] = {}
@@ -127,11 +131,15 @@ class Scan:
     def scan_json(self, pos: int) -> Scanned:
         """`scan_value` from `pos`, charged to the budget. Once the budget is spent (text full of
         brackets that never close), values count as unterminated and parsers fall back to their
-        closing tags, which keeps the whole scan linear."""
+        closing tags, which keeps the whole scan linear. One scan never runs past what is left,
+        so all of them together read at most the budget."""
         if self.budget <= 0:
             return Scanned(self.end, False)
-        scanned = scan_value(self.text, pos, self.end)
+        limit = min(self.end, pos + self.budget)
+        scanned = scan_value(self.text, pos, limit)
         self.budget -= scanned.end - pos
+        if limit < self.end and not scanned.closed and scanned.end >= limit:
+            return Scanned(self.end, False)  # stopped by the budget: as if it never closed
         return scanned
 
     def decode(self, body: str) -> Any:
@@ -157,6 +165,17 @@ class Scan:
     def error_span(self, start: int, end: int, source: str, problem: str, name: str | None = None) -> Found:
         call = self.builder.error(source, problem, self.text[start:end], name)
         return Found(start, end, "call", source, [call])
+
+    def count(self, found: Found, end: int) -> Found:
+        """Charge a call span to `calls_left`. Past the cap, the calls over it are dropped and
+        the rest of the text (to `end`) becomes one span whose error call says so."""
+        if len(found.calls) <= self.calls_left:
+            self.calls_left -= len(found.calls)
+            return found
+        kept = found.calls[: max(self.calls_left, 0)]
+        self.calls_left = -1
+        rest = self.builder.too_many(self.text[found.start : end], self.MAX_CALLS)
+        return Found(found.start, end, "call", found.source, [*kept, rest], self.partial)
 
     def pending(self, start: int) -> Found:
         return Found(start, self.end, "call", "", [], pending=True)

@@ -27,6 +27,7 @@ def objects_to_calls(scan: Scan, value: Any, source: str, raw: str) -> list[Tool
     items = value if isinstance(value, list) else [value]
     if not items:
         return [scan.builder.error(source, "the call list is empty", raw)]
+    items = items[: max(scan.calls_left, 0) + 1]  # one past the cap is enough for `Scan.count`
     calls = [scan.builder.from_object(item, source, raw) for item in items]
     return [c for c in calls if c is not None]
 

@@ -16,7 +16,9 @@ from typing import Any
 
 _DQ_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _SQ_STRING = re.compile(r"'[^'\\]*(?:\\.[^'\\]*)*'", re.S)
-_STRUCTURE = re.compile(r"[\"'{}\[\]()]")
+# Text without brackets, and whole quoted strings, in one C-speed step: the scan loop then runs
+# once per bracket, not once per string (several times faster on text full of short strings).
+_NEUTRAL = re.compile(r"(?:[^\"'{}\[\]()]+|" + _DQ_STRING.pattern + "|" + _SQ_STRING.pattern + ")*", re.S)
 _CLOSER = {"{": "}", "[": "]", "(": ")"}
 
 # json-repair is a pure-Python character loop (several seconds per MB); larger bodies get the
@@ -39,24 +41,21 @@ def scan_value(text: str, start: int, limit: int | None = None) -> Scanned:
     """Find the end of the `{…}`, `[…]` or `(…)` value at `start`, skipping quoted strings."""
     stop = len(text) if limit is None else limit
     stack: list[str] = []
+    neutral = _NEUTRAL.match
     i = start
     while True:
-        m = _STRUCTURE.search(text, i, stop)
-        if m is None:
+        i = neutral(text, i, stop).end()  # type: ignore[union-attr]  # it matches the empty string
+        if i >= stop:
             return Scanned(stop, False, "".join(_CLOSER[c] for c in reversed(stack)))
-        ch, j = m.group(), m.start()
-        if ch in "\"'":
-            s = (_DQ_STRING if ch == '"' else _SQ_STRING).match(text, j, stop)
-            if s is None:
-                closers = "".join(_CLOSER[c] for c in reversed(stack))
-                return Scanned(stop, False, closers, in_string=ch)
-            i = s.end()
-            continue
+        ch = text[i]
         if ch in "{[(":
             stack.append(ch)
+        elif ch in "\"'":  # a quote _NEUTRAL could not skip: the string never closes
+            closers = "".join(_CLOSER[c] for c in reversed(stack))
+            return Scanned(stop, False, closers, in_string=ch)
         elif not stack or _CLOSER[stack.pop()] != ch:
-            return Scanned(j, False)
-        i = j + 1
+            return Scanned(i, False)
+        i += 1
         if not stack:
             return Scanned(i, True)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .core import Found
+from .core import Found, Scan
 from .reasoning import CLOSE_RE, LONE_CLOSERS, PAIRS
 from .walker import NOISE_TOKENS, builder_for, find_spans, prose
 
@@ -62,6 +62,7 @@ class StreamFilter:
         self._fence: re.Pattern[str] | None = None
         self._code_floor = 0  # in the buffer: where the last span on the current line ended
         self._in_reasoning = in_reasoning
+        self._calls_left = Scan.MAX_CALLS  # the final parse's cap, counted over decided spans
 
     def feed(self, delta: str) -> str:
         """Text that is safe to print now."""
@@ -98,8 +99,10 @@ class StreamFilter:
             start=pos,
             message_start=not self._started,
             code_floor=self._code_floor,
+            calls_left=self._calls_left,
         )
         cut = len(text) if final else self._cut(text, pos, spans)
+        self._calls_left -= sum(len(s.calls) for s in spans if s.kind == "call" and s.end <= cut)
         out.append(prose(text, spans, pos, cut))
         if any(s.kind != "reasoning" and s.end <= cut and s.start < cut for s in spans) or out[-1].strip():
             self._started = True

@@ -170,6 +170,8 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
                 continue
         if scan.partial and found.kind in ("call", "reasoning") and scan.only_space_after(found.end):
             found.pending, found.end = True, scan.end
+        if found.kind == "call" and not scan.in_fence and not found.pending:
+            found = scan.count(found, end)
         spans.append(found)
         scan.floor = scan.code_floor = found.end
         if found.pending or found.resume is not None:
@@ -186,11 +188,15 @@ def find_spans(
     start: int = 0,
     message_start: bool = True,
     code_floor: int | None = None,
+    calls_left: int | None = None,
 ) -> list[Found]:
     """All spans of `text` from `start`. At the start of a message, a leading unopened reasoning
     section and a whole-message pythonic call list are recognized first. `code_floor` (streaming)
-    is where the last span on the current line ended, if that lies before `start`."""
+    is where the last span on the current line ended, if that lies before `start`; `calls_left`
+    (streaming) what remains of `Scan.MAX_CALLS` after the calls before `start`."""
     scan = Scan(text, builder, partial)
+    if calls_left is not None:
+        scan.calls_left = calls_left
     scan.code_floor = start if code_floor is None else code_floor
     scan.walk = lambda s, e: walk(scan, s, e)
     spans: list[Found] = []
@@ -209,7 +215,7 @@ def find_spans(
             return [*spans, scan.pending(pos)]
         whole = fp.whole_message(scan, pos)
         if whole is not None:
-            return [*spans, whole]
+            return [*spans, scan.count(whole, len(text))]
     if spans:
         scan.code_floor = max(scan.code_floor, pos)
     return spans + walk(scan, pos, len(text))
