@@ -27,7 +27,7 @@ from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, transla
 from .streaming import RawReply, consume, reply_from_completion
 from .tokens import TokenCounter
 from .trace import Trace
-from .watchdog import with_deadlines
+from .watchdog import DeadlineReached, with_deadlines
 from .wire import to_messages
 
 NATIVE_FLAGS_HINT = (
@@ -156,17 +156,26 @@ class ModelClient:
     # -- one turn -------------------------------------------------------------------------------
 
     def complete(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], emit: Emit
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        emit: Emit,
+        *,
+        deadline: float | None = None,
     ) -> AssistantTurn:
         """Ask the model for the next turn: fit the window, fall back to text mode once if the server
-        cannot do tools, retry a faltering server, compact harder once on vLLM's context error."""
+        cannot do tools, retry a faltering server, compact harder once on vLLM's context error.
+        Past `deadline` (time.monotonic) no request starts and a streaming reply stops at its next
+        chunk: DeadlineReached."""
         compacted_after_error = False
         while True:
             native = self.function_calling
             messages, max_tokens = self._prepare(conversation, definitions, native, emit)
             try:
                 return self.retrier.run(
-                    functools.partial(self._request, messages, definitions, native, max_tokens, emit=emit),
+                    functools.partial(
+                        self._request, messages, definitions, native, max_tokens, emit=emit, until=deadline
+                    ),
                     emit,
                 )
             except ToolChoiceUnsupported as e:
@@ -242,7 +251,10 @@ class ModelClient:
         max_tokens: int,
         attempt: int,
         emit: Emit,
+        until: float | None = None,
     ) -> AssistantTurn:
+        if until is not None and time.monotonic() >= until:
+            raise DeadlineReached()
         params = self._params(messages, definitions, native, max_tokens)
         emit(RequestStarted("native" if native else "text", len(messages), attempt))
         if self.trace:
@@ -252,7 +264,7 @@ class ModelClient:
             stream = self.sdk.chat.completions.create(**params)
             self.answered = True
             try:
-                chunks = with_deadlines(stream, self.config.timeout, self.config.stream_idle_timeout)
+                chunks = with_deadlines(stream, self.config.timeout, self.config.stream_idle_timeout, until)
                 reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
             finally:
                 stream.close()
