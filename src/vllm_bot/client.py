@@ -80,7 +80,9 @@ class ModelClient:
             config.max_tokens,
         )
         self.retrier = retrier or Retrier(
-            RetryPolicy(config.retry_attempts, config.retry_base, config.retry_cap)
+            RetryPolicy(
+                config.retry_attempts, config.retry_base, config.retry_cap, window=config.retry_window
+            )
         )
         self.compact_prompt = compact_prompt or _default_compact_prompt
         self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
@@ -250,6 +252,7 @@ class ModelClient:
         native: bool,
         max_tokens: int,
         attempt: int,
+        silent: float,  # longest silence allowed: a retry gets only what is left of the retry window
         emit: Emit,
         until: float | None = None,
     ) -> AssistantTurn:
@@ -264,7 +267,8 @@ class ModelClient:
             stream = self.sdk.chat.completions.create(**params)
             self.answered = True
             try:
-                chunks = with_deadlines(stream, self.config.timeout, self.config.stream_idle_timeout, until)
+                waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
+                chunks = with_deadlines(stream, *waits, until)
                 reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
             finally:
                 stream.close()
@@ -361,7 +365,7 @@ class ModelClient:
         if self.config.temperature is not None:
             params["temperature"] = self.config.temperature
 
-        def ask(attempt: int) -> str:
+        def ask(attempt: int, silent: float) -> str:
             emit(RequestStarted("summary", 2, attempt))
             if self.trace:
                 self.trace.record("request", params)
