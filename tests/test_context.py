@@ -1,5 +1,7 @@
 """Context window: measuring, max_tokens, compaction, vLLM's context-length error (issue 7)."""
 
+import copy
+
 import pytest
 
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
@@ -72,6 +74,46 @@ def test_old_tool_results_are_shrunk_first_and_recent_ones_kept():
     assert all("were removed to save context" in r and len(r) < 700 for r in results[:4])
     assert all(len(r) > 4900 for r in results[4:])
     assert results[0].startswith("line 0") and results[0].rstrip().endswith("line 0")
+
+
+def result_texts(conv):
+    return [e.results[0].value for e in conv.entries if isinstance(e, ToolResults)]
+
+
+def compact_with_budget(conv, overflow_results):
+    """Compact `conv` through the client with a window whose budget is exceeded by what cutting
+    `overflow_results` old results (and a little more) saves. Returns (texts after, server)."""
+    with FakeVLLM([], auto_reply=summary_reply) as server:
+        client = make_client(server)
+        client.resolve_model()
+        full = client.measure(conv, TOOL_DEFINITIONS)
+        probe = copy.deepcopy(conv)
+        shrink_results(probe, 2, ContextConfig().shrink_results_to)
+        per_result = (full - client.measure(probe, TOOL_DEFINITIONS)) / len(result_texts(conv)[:-2])
+        budget = int(full - per_result * (overflow_results - 1) - per_result / 2)
+        client.context.configured_window = int(budget / ContextConfig().compact_threshold) + 1
+        client.compact(conv, TOOL_DEFINITIONS, lambda e: None)
+        assert client.measure(conv, TOOL_DEFINITIONS) <= client.context.budget()
+        server.assert_done()
+        return result_texts(conv), server
+
+
+@pytest.mark.parametrize("needed", [1, 3])
+def test_compaction_cuts_only_as_many_old_results_as_needed_oldest_first(needed):
+    conv = long_conversation(turns=8, result_chars=3000)
+    texts, server = compact_with_budget(conv, needed)
+    cut = [i for i, t in enumerate(texts) if "were removed to save context" in t]
+    assert cut == list(range(needed))  # the oldest ones; the prefix after them is untouched
+    assert all(len(t) > 2900 for t in texts[needed:])
+    assert server.auto_replied == []  # shrinking was enough: no summary request
+
+
+def test_big_overflow_summarizes_but_never_cuts_the_last_turns_results():
+    conv = long_conversation(turns=8, result_chars=3000)
+    texts, server = compact_with_budget(conv, 7)  # more than the 6 old results can give
+    assert len(server.auto_replied) == 1
+    assert len(texts) == 2 and all(len(t) > 2900 and "removed" not in t for t in texts)
+    assert texts[0].startswith("line 6") and texts[1].startswith("line 7")
 
 
 def test_compaction_shrinks_then_summarizes_and_keeps_task_verbatim():

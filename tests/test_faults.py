@@ -13,7 +13,7 @@ from vllm_bot.config import VllmConfig
 from vllm_bot.conversation import Conversation
 from vllm_bot.errors import ModelServerError
 from vllm_bot.events import Notice
-from vllm_bot.retry import Retrier, RetryPolicy
+from vllm_bot.retry import Retrier, RetryPolicy, TransientServerError
 from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
 from vllm_bot.testing.script import Call, Reply
 from vllm_bot.tooldefs import TOOL_DEFINITIONS
@@ -195,3 +195,60 @@ def test_broken_arguments_both_ways_go_back_to_the_model_as_an_error():
         turn, _ = ask(client_for(server, Clock()))
         server.assert_done()
     assert "not valid JSON" in turn.tool_calls[0].error
+
+
+class FakeTime:
+    """A clock that only moves when the code under test sleeps or a simulated stall waits."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def test_a_hung_server_costs_one_stall_plus_the_retry_window_not_five_stalls():
+    idle = VllmConfig().stream_idle_timeout
+    clock = FakeTime()
+    retrier = Retrier(RetryPolicy(), sleep=clock.sleep, rand=lambda: 1.0, clock=clock)  # worst jitter
+    given = []
+
+    def stalls(attempt, silent):  # a stream that never sends again waits as long as it is allowed
+        given.append(silent)
+        clock.now += min(idle, silent)
+        raise TransientServerError("The server stalled.")
+
+    with pytest.raises(ModelServerError, match=r"vllm\.retry_window"):
+        retrier.run(stalls, lambda e: None)
+    assert given[0] == float("inf") and all(s <= RetryPolicy().window for s in given[1:])
+    assert 1 < len(given) < RetryPolicy().attempts
+    assert clock.now <= idle + RetryPolicy().window
+
+
+@pytest.mark.timeout(20)  # without the window the retry would wait out the full 30 s idle timeout
+def test_a_retried_stream_may_stay_silent_only_for_what_is_left_of_the_window():
+    busy = Reply(status=503, error=error_body("busy", 503, "ServiceUnavailableError"))
+    stalled = Reply(content="slow " * 40, chunk_size=5, stall_after_bytes=600)
+    with FakeVLLM([busy, stalled]) as server:
+        config = VllmConfig(base_url=server.base_url, model=server.model, timeout=5, stream_idle_timeout=30)
+        retrier = Retrier(RetryPolicy(base=0.01, jitter=0.0, window=0.5), sleep=lambda s: None)
+        client = ModelClient(config, system_prompt=lambda t, d: "SYSTEM", retrier=retrier)
+        client.answered = True
+        with pytest.raises(ModelServerError, match=r"stalled.*Gave up after 2 attempts.*vllm\.retry_window"):
+            ask(client)
+        server.assert_done()
+
+
+def test_a_retry_after_beyond_the_window_gives_up_at_once():
+    clock = Clock()
+    late = Reply(
+        status=429, error=error_body("slow down", 429, "RateLimitError"), headers={"Retry-After": "100"}
+    )
+    with FakeVLLM([late]) as server:
+        with pytest.raises(ModelServerError, match=r"429.*Gave up after 1 attempt:.*vllm\.retry_window"):
+            ask(client_for(server, clock))
+        server.assert_done()
+    assert clock.waits == []

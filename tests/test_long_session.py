@@ -3,9 +3,10 @@
 import pytest
 
 from vllm_bot.client import ModelClient
-from vllm_bot.config import AgentConfig, ContextConfig, ToolsConfig, VllmConfig
+from vllm_bot.config import AgentConfig, ContextConfig, SystemPromptConfig, ToolsConfig, VllmConfig
 from vllm_bot.events import Notice, TaskFinished
 from vllm_bot.loop import Agent
+from vllm_bot.prompts import SystemPrompts
 from vllm_bot.retry import Retrier, RetryPolicy
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
@@ -25,7 +26,9 @@ def make_agent(server, workspace, window=None, max_iterations=50):
     retrier = Retrier(RetryPolicy(jitter=0.0), sleep=lambda s: None)
     client = ModelClient(
         config,
-        system_prompt=lambda text_mode, defs: "You are a coding agent.",
+        system_prompt=SystemPrompts(
+            SystemPromptConfig(), str(workspace)
+        ),  # the real one, as sessions send it
         context=ContextConfig(),
         retrier=retrier,
     )
@@ -51,6 +54,8 @@ def test_200_calls_on_a_4096_token_window_with_50kb_outputs(tmp_path):
         outcome = agent.run("Read the files again and again.")
         server.assert_done()
         biggest = max(server.prompt_tokens(body) for body in server.requests)
+        system = server.requests[-1]["messages"][0]["content"]
+    assert system.startswith(SystemPromptConfig().role) and "How to work" in system
     assert outcome.exit_code == 0 and outcome.answer == "All 200 reads done."
     assert biggest < 4096  # never a context-length error: every request fitted
     assert len(server.auto_replied) >= 1  # compaction summarized along the way

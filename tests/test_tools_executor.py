@@ -12,6 +12,7 @@ from vllm_bot.calls import ToolCall, ToolResult
 from vllm_bot.config import ToolsConfig
 from vllm_bot.tooldefs import TOOL_DEFINITIONS, find_definition
 from vllm_bot.tools import ToolError, ToolExecutor
+from vllm_bot.tools.executor import CONTEXT_PARAMS
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def test_each_handler_matches_its_schema(ex: ToolExecutor, definition: dict) -> 
     assert [p.name for p in schema_args] == list(params["properties"])
     assert {p.name for p in schema_args if p.default is p.empty} == set(params["required"])
     extras = {p.name for p in signature if p.kind is p.KEYWORD_ONLY}
-    assert extras <= {"on_output", "cancel"}
+    assert extras <= set(CONTEXT_PARAMS)
 
 
 def test_definitions_and_registry_cover_the_same_tools(ex: ToolExecutor) -> None:

@@ -27,7 +27,7 @@ from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, transla
 from .streaming import RawReply, consume, reply_from_completion
 from .tokens import TokenCounter
 from .trace import Trace
-from .watchdog import with_deadlines
+from .watchdog import DeadlineReached, with_deadlines
 from .wire import to_messages
 
 NATIVE_FLAGS_HINT = (
@@ -80,7 +80,9 @@ class ModelClient:
             config.max_tokens,
         )
         self.retrier = retrier or Retrier(
-            RetryPolicy(config.retry_attempts, config.retry_base, config.retry_cap)
+            RetryPolicy(
+                config.retry_attempts, config.retry_base, config.retry_cap, window=config.retry_window
+            )
         )
         self.compact_prompt = compact_prompt or _default_compact_prompt
         self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
@@ -156,17 +158,26 @@ class ModelClient:
     # -- one turn -------------------------------------------------------------------------------
 
     def complete(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], emit: Emit
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        emit: Emit,
+        *,
+        deadline: float | None = None,
     ) -> AssistantTurn:
         """Ask the model for the next turn: fit the window, fall back to text mode once if the server
-        cannot do tools, retry a faltering server, compact harder once on vLLM's context error."""
+        cannot do tools, retry a faltering server, compact harder once on vLLM's context error.
+        Past `deadline` (time.monotonic) no request starts and a streaming reply stops at its next
+        chunk: DeadlineReached."""
         compacted_after_error = False
         while True:
             native = self.function_calling
             messages, max_tokens = self._prepare(conversation, definitions, native, emit)
             try:
                 return self.retrier.run(
-                    functools.partial(self._request, messages, definitions, native, max_tokens, emit=emit),
+                    functools.partial(
+                        self._request, messages, definitions, native, max_tokens, emit=emit, until=deadline
+                    ),
                     emit,
                 )
             except ToolChoiceUnsupported as e:
@@ -241,8 +252,12 @@ class ModelClient:
         native: bool,
         max_tokens: int,
         attempt: int,
+        silent: float,  # longest silence allowed: a retry gets only what is left of the retry window
         emit: Emit,
+        until: float | None = None,
     ) -> AssistantTurn:
+        if until is not None and time.monotonic() >= until:
+            raise DeadlineReached()
         params = self._params(messages, definitions, native, max_tokens)
         emit(RequestStarted("native" if native else "text", len(messages), attempt))
         if self.trace:
@@ -252,7 +267,8 @@ class ModelClient:
             stream = self.sdk.chat.completions.create(**params)
             self.answered = True
             try:
-                chunks = with_deadlines(stream, self.config.timeout, self.config.stream_idle_timeout)
+                waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
+                chunks = with_deadlines(stream, *waits, until)
                 reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
             finally:
                 stream.close()
@@ -349,7 +365,7 @@ class ModelClient:
         if self.config.temperature is not None:
             params["temperature"] = self.config.temperature
 
-        def ask(attempt: int) -> str:
+        def ask(attempt: int, silent: float) -> str:
             emit(RequestStarted("summary", 2, attempt))
             if self.trace:
                 self.trace.record("request", params)

@@ -42,6 +42,7 @@ class VllmConfig:
     retry_attempts: int = 5  # tries per request once the server has answered (first included)
     retry_base: float = 1.0  # seconds before the first retry; doubles, with jitter
     retry_cap: float = 20.0  # longest single wait between retries
+    retry_window: float = 90.0  # seconds after a request's first failure by which its retries must succeed
 
 
 @dataclass

@@ -27,6 +27,7 @@ NUMBER_RULES: dict[str, Rule] = {
     "vllm.max_tokens": _AT_LEAST_1,
     "vllm.timeout": _POSITIVE,
     "vllm.stream_idle_timeout": _POSITIVE,
+    "vllm.retry_window": _POSITIVE,
     "vllm.connect_timeout": _POSITIVE,
     "vllm.context_window": _AT_LEAST_1,
     "vllm.retry_attempts": _AT_LEAST_1,

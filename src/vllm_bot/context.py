@@ -2,9 +2,10 @@
 
 Before each request the prompt is measured (tokens.TokenCounter). Past the threshold (default 80% of
 the window) the history is compacted in two steps: old tool results are shrunk to head + tail
-(oldest first, never the last few turns), then the oldest turns are summarized by the model itself
-into one message. The system prompt and the original task stay verbatim. Between compactions the
-history is append-only, so vLLM's prefix cache keeps hitting.
+(oldest first, only as many as it takes, never those of the last few turns), then the oldest turns
+are summarized by the model itself into one message. Only if that is still not enough are the recent
+turns' results cut harder (never the newest turn's). The system prompt and the original task stay
+verbatim. Between compactions the history is append-only, so vLLM's prefix cache keeps hitting.
 """
 
 from __future__ import annotations
@@ -111,18 +112,22 @@ class ContextManager:
     def compact(
         self, conversation: Conversation, measure: Measure, summarize: Summarize, *, force: bool = False
     ) -> Compaction:
-        """Shrink, then summarize, until the next request is under budget (or `force`: always summarize)."""
+        """Shrink, then summarize, until the next request is under budget (or `force`: always summarize).
+        Old tool results are cut oldest first and only as many as needed, so the prefix vLLM has cached
+        changes as little as possible."""
+        budget = self.budget()
         result = Compaction(before=measure(), after=0)
-        if result.before > self.budget() or force:
-            result.shrunk = shrink_results(
-                conversation, self.config.keep_recent_turns, self.config.shrink_results_to
-            )
-        if measure() > self.budget() or force:
-            result.summarized = summarize_old_turns(
-                conversation, self.config.keep_recent_turns, summarize, self._transcript_chars()
-            )
-        if measure() > self.budget():
-            result.shrunk += shrink_results(conversation, 1, self.config.shrink_results_to // 4)
+
+        def under_budget() -> bool:
+            return measure() <= budget
+
+        keep, chars = self.config.keep_recent_turns, self.config.shrink_results_to
+        if result.before > budget or force:
+            result.shrunk = shrink_results(conversation, keep, chars, None if force else under_budget)
+        if force or not under_budget():
+            result.summarized = summarize_old_turns(conversation, keep, summarize, self._transcript_chars())
+        if not under_budget():  # last resort: the turns before the newest one, harder
+            result.shrunk += shrink_results(conversation, 1, chars // 4, under_budget)
         result.after = measure()
         return result
 
@@ -162,28 +167,48 @@ def _recent_start(entries: list[Any], keep_turns: int) -> int:
     return turns[-keep_turns]
 
 
-def shrink_results(conversation: Conversation, keep_turns: int, keep_chars: int) -> int:
-    """Cut old tool results to head + tail with a marker, oldest first. Returns how many were cut."""
+def shrink_results(
+    conversation: Conversation,
+    keep_turns: int,
+    keep_chars: int,
+    enough: Callable[[], bool] | None = None,
+) -> int:
+    """Cut old tool results to head + tail with a marker, oldest first, until `enough()` (every old
+    one when it is None); the last `keep_turns` turns are never cut. Returns how many were cut."""
     entries = conversation.entries
-    stop = _recent_start(entries, keep_turns)
-    return sum(
-        _shrink_entry(e, keep_chars, SHRUNK_MARKER) for e in entries[:stop] if isinstance(e, ToolResults)
-    )
+    shrunk = 0
+    for entry in entries[: _recent_start(entries, keep_turns)]:
+        if not isinstance(entry, ToolResults):
+            continue
+        for i, result in enumerate(entry.results):
+            cut = _cut(result, keep_chars, SHRUNK_MARKER)
+            if cut is None:
+                continue
+            if enough is not None and enough():
+                return shrunk
+            entry.results[i] = cut
+            shrunk += 1
+    return shrunk
 
 
 def _shrink_entry(entry: ToolResults, keep_chars: int, marker: str) -> int:
     shrunk = 0
     for i, result in enumerate(entry.results):
-        text = result.as_text()
-        if len(text) <= keep_chars + len(marker) + 20:
-            continue
-        half = keep_chars // 2
-        cut = text[:half] + "\n" + marker.format(n=len(text) - 2 * half) + "\n" + text[-half:]
-        entry.results[i] = ToolResult(
-            result.tool_call_id, result.name, "error" if result.is_error else "text", cut
-        )
-        shrunk += 1
+        cut = _cut(result, keep_chars, marker)
+        if cut is not None:
+            entry.results[i] = cut
+            shrunk += 1
     return shrunk
+
+
+def _cut(result: ToolResult, keep_chars: int, marker: str) -> ToolResult | None:
+    """The result cut to head + tail around `marker`, or None when it is short enough already."""
+    text = result.as_text()
+    if len(text) <= keep_chars + len(marker) + 20:
+        return None
+    half = keep_chars // 2
+    cut = text[:half] + "\n" + marker.format(n=len(text) - 2 * half) + "\n" + text[-half:]
+    return ToolResult(result.tool_call_id, result.name, "error" if result.is_error else "text", cut)
 
 
 def summarize_old_turns(

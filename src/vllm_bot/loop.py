@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .budget import Budget, OutOfTime, not_run_results
 from .calls import AssistantTurn, ToolCall, ToolResult, Usage, error_result
 from .config import AgentConfig
 from .conversation import Conversation
@@ -31,11 +32,17 @@ from .events import (
 from .interrupts import Cancel, Interrupted, PartialReply, interrupted_results
 from .loopguard import LoopGuard
 from .progress import summarize_progress
+from .watchdog import DeadlineReached
 
 
 class Client(Protocol):
     def complete(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], emit: Emit
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        emit: Emit,
+        *,
+        deadline: float | None = None,  # past it: DeadlineReached, at the latest at the next chunk
     ) -> AssistantTurn: ...
 
     @property
@@ -94,26 +101,25 @@ class Agent:
         self.cancel.reset()
         malformed_streak = 0
         limit = self.config.max_iterations
-        started = time.monotonic()
+        budget = Budget(self.config.time_budget)
         for iteration in range(1, limit + 1):
-            if self.config.time_budget is not None and time.monotonic() - started > self.config.time_budget:
-                return self._stop(
-                    "time_budget",
-                    f"Stopped: the time budget of {self.config.time_budget:.0f} s "
-                    "(agent.time_budget) is used up.",
-                    iteration - 1,
-                )
+            if budget.expired():
+                return self._stop("time_budget", budget.message(), iteration - 1)
             self.emit(IterationStarted(iteration, limit))
             turn_started = time.monotonic()
             try:
-                turn = self._ask()
+                turn = self._ask(budget.deadline)
             except Interrupted as e:
                 return self._interrupted(e.turn, iteration)
+            except OutOfTime as e:
+                if e.turn is not None:  # what had streamed stays, marked partial (none of its calls ran)
+                    self.conversation.add_turn(e.turn)
+                return self._stop("time_budget", budget.message(), iteration)
             self.conversation.add_turn(turn)
             self._account(turn, time.monotonic() - turn_started)
             if not turn.tool_calls:
                 return self._finish("done", turn.content, EXIT_OK, iteration)
-            results, problems = self._run_calls(turn.tool_calls)
+            results, problems = self._run_calls(turn.tool_calls, budget)
             self.conversation.add_results(results, turn.via)
             if self.cancel.requested:
                 return self._interrupted(None, iteration)
@@ -138,8 +144,9 @@ class Agent:
             limit,
         )
 
-    def _ask(self) -> AssistantTurn:
-        """One model turn; Ctrl-C while it streams raises Interrupted with the text so far."""
+    def _ask(self, deadline: float | None) -> AssistantTurn:
+        """One model turn; Ctrl-C while it streams raises Interrupted with the text so far, the time
+        budget running out raises OutOfTime with it."""
         partial = PartialReply("native" if getattr(self.client, "function_calling", True) else "text")
 
         def emit(event: Event) -> None:
@@ -147,18 +154,22 @@ class Agent:
             self.emit(event)
 
         try:
-            return self.client.complete(self.conversation, self.executor.definitions, emit)
+            return self.client.complete(self.conversation, self.executor.definitions, emit, deadline=deadline)
         except KeyboardInterrupt:
             raise Interrupted(partial.turn()) from None
+        except DeadlineReached:
+            raise OutOfTime(partial.turn()) from None
 
-    def _run_calls(self, calls: list[ToolCall]) -> tuple[list[ToolResult], list[str]]:
-        """Run every call in order; exactly one result per call (an interrupt answers the rest).
-        Returns (results, malformed problems)."""
+    def _run_calls(self, calls: list[ToolCall], budget: Budget) -> tuple[list[ToolResult], list[str]]:
+        """Run every call in order; exactly one result per call (an interrupt or the time budget
+        answers the rest). Returns (results, malformed problems)."""
         results: list[ToolResult] = []
         problems: list[str] = []
         for call in calls:
             if self.cancel.requested:
                 break
+            if budget.expired():
+                return not_run_results(calls, results), problems
             problem = check_call(call, self.executor.definitions)
             if problem is not None:
                 problems.append(problem)
@@ -166,7 +177,7 @@ class Agent:
                 self.emit(ToolCallFinished(call, result, 0.0))
             else:
                 try:
-                    result = self._run_one(call)
+                    result = self._run_one(call, budget.deadline)
                 except KeyboardInterrupt:
                     self.cancel.event.set()
                     rest = interrupted_results(calls, results, mid_call=True)
@@ -175,7 +186,7 @@ class Agent:
             results.append(result)
         return interrupted_results(calls, results, mid_call=False), problems
 
-    def _run_one(self, call: ToolCall) -> ToolResult:
+    def _run_one(self, call: ToolCall, deadline: float | None) -> ToolResult:
         refused = self.gate(call)
         if refused is not None:
             self.emit(ToolCallFinished(call, refused, 0.0))
@@ -184,7 +195,10 @@ class Agent:
         started = time.monotonic()
         with self.cancel.tool():
             result = self.executor.execute_call(
-                call, on_output=lambda text: self.emit(ToolOutput(call.id, text)), cancel=self.cancel.event
+                call,
+                on_output=lambda text: self.emit(ToolOutput(call.id, text)),
+                cancel=self.cancel.event,
+                deadline=deadline,  # exec cuts a command's timeout to the time left
             )
         self.emit(ToolCallFinished(call, result, time.monotonic() - started))
         return result

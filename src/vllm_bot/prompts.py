@@ -6,6 +6,7 @@ import string
 from pathlib import Path
 from typing import Any
 
+from .config import SystemPromptConfig
 from .tooldefs import signature
 
 
@@ -76,3 +77,25 @@ def system_prompt(
             raise PromptError(f"prompt file {template_name} must define 'text_tools' for text mode")
         text += render(parts["text_tools"], variables, f"{template_name}: text_tools")
     return text.rstrip() + "\n"
+
+
+class SystemPrompts:
+    """The model client's `system_prompt(text_mode, definitions)`: rendered once per (mode, tool set),
+    so an unchanged prefix keeps vLLM's prefix cache hitting."""
+
+    def __init__(self, config: SystemPromptConfig, workspace: str) -> None:
+        self.config = config
+        self.workspace = workspace
+        self._rendered: dict[tuple[bool, tuple[str, ...]], str] = {}
+
+    def __call__(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
+        key = (text_mode, tuple(d["function"]["name"] for d in definitions))
+        if key not in self._rendered:
+            self._rendered[key] = system_prompt(
+                self.config.template,
+                role=self.config.role,
+                workspace=self.workspace,
+                definitions=definitions,
+                text_mode=text_mode,
+            )
+        return self._rendered[key]

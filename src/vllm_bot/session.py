@@ -20,7 +20,7 @@ from .history import attach_history
 from .loop import Agent
 from .mcp.bridge import McpTools
 from .mentions import attach, budget_for
-from .prompts import system_prompt
+from .prompts import SystemPrompts
 from .statedir import workspace_state_dir
 from .telemetry import for_session
 from .toolbox import build_toolbox
@@ -48,7 +48,7 @@ class Session:
         self.headless = headless
         self.state_dir = workspace_state_dir(workspace)
         self.trace: Trace | None = None
-        self._prompts: dict[tuple[bool, tuple[str, ...]], str] = {}
+        self._system_prompt = SystemPrompts(config.system_prompt, str(workspace))
         if config.agent.debug:
             self.trace = Trace.in_state_dir(self.state_dir, secrets=[config.vllm.api_key])
             print(f"[DEBUG] Trace of raw requests and responses: {self.trace.path}", file=sys.stderr)
@@ -95,19 +95,6 @@ class Session:
     def _cache_field(self) -> str | None:
         rate = self.telemetry.cache_hit_rate
         return f"prefix cache {rate:.0%}" if rate is not None else None
-
-    def _system_prompt(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
-        """Rendered once per (mode, tool set): an unchanged prefix keeps vLLM's prefix cache hitting."""
-        key = (text_mode, tuple(d["function"]["name"] for d in definitions))
-        if key not in self._prompts:
-            self._prompts[key] = system_prompt(
-                self.config.system_prompt.template,
-                role=self.config.system_prompt.role,
-                workspace=str(self.workspace),
-                definitions=definitions,
-                text_mode=text_mode,
-            )
-        return self._prompts[key]
 
     def current_system_prompt(self) -> str:
         return self._system_prompt(not self.client.function_calling, self.executor.definitions)

@@ -1,5 +1,6 @@
 """Read a blocking stream with two deadlines: a long one for the first chunk (prefill of a long prompt
-on a busy GPU is slow) and a shorter idle one between chunks (a stalled stream).
+on a busy GPU is slow) and a shorter idle one between chunks (a stalled stream). An optional third,
+absolute one (the task's time budget) ends the read at the next chunk boundary, or while waiting.
 
 A reader thread pulls from the SDK iterator and hands chunks over a queue; the caller waits with a
 timeout. On a stall the caller closes the stream and gives up on the reader (a daemon thread that
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,8 +25,15 @@ class StreamStalled(Exception):
         self.first = first
 
 
-def with_deadlines(stream: Any, first_timeout: float, idle_timeout: float) -> Iterator[Any]:
-    """Yield the stream's items; raise StreamStalled when a deadline passes, re-raise reader errors."""
+class DeadlineReached(Exception):
+    """The task's time budget ran out before or while the reply streamed (not a server fault)."""
+
+
+def with_deadlines(
+    stream: Any, first_timeout: float, idle_timeout: float, until: float | None = None
+) -> Iterator[Any]:
+    """Yield the stream's items; raise StreamStalled when a deadline passes, DeadlineReached when the
+    clock passes `until` (time.monotonic), and re-raise reader errors."""
     handoff: queue.Queue[Any] = queue.Queue()  # unbounded: the reader never blocks on an abandoned consumer
 
     def reader() -> None:
@@ -40,15 +49,21 @@ def with_deadlines(stream: Any, first_timeout: float, idle_timeout: float) -> It
     first = True
     while True:
         timeout = first_timeout if first else idle_timeout
+        left = None if until is None else until - time.monotonic()
         try:
-            item = handoff.get(timeout=timeout)
+            item = handoff.get(timeout=timeout if left is None else max(0.0, min(timeout, left)))
         except queue.Empty:
             _close(stream)
+            if left is not None and left < timeout:
+                raise DeadlineReached() from None
             raise StreamStalled(timeout, first) from None
         if item is _END:
             return
         if isinstance(item, _Failure):
             raise item.error
+        if until is not None and time.monotonic() >= until:
+            _close(stream)
+            raise DeadlineReached()
         first = False
         yield item
 

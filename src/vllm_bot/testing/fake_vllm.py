@@ -256,6 +256,7 @@ class _QuietServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeVLLM
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # like vLLM (asyncio sets TCP_NODELAY): no delayed-ACK stalls
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

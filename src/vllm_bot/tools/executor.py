@@ -27,7 +27,7 @@ from .shell import exec_tool
 from .write import preview_write, write_tool
 
 Handler = Callable[..., ToolResult]
-CONTEXT_PARAMS = ("on_output", "cancel")  # keyword-only extras a handler may declare
+CONTEXT_PARAMS = ("on_output", "cancel", "deadline")  # keyword-only extras a handler may declare
 _VERBS = {"read": "read", "write": "write", "edit": "edit", "exec": "run a command in"}
 
 
@@ -67,7 +67,8 @@ class ToolExecutor:
 
     def register(self, definition: dict[str, Any], handler: Handler) -> None:
         """Serve an extra tool (e.g. from MCP). `handler(**arguments)` returns a ToolResult (ids are
-        filled in here); it may raise ToolError, and may declare keyword-only `on_output`/`cancel`."""
+        filled in here); it may raise ToolError, and may declare keyword-only `on_output`/`cancel`/
+        `deadline`."""
         name = definition["function"]["name"]
         if name in self.handlers:
             raise ValueError(f"tool {name!r} is already registered")
@@ -86,8 +87,10 @@ class ToolExecutor:
         call_id: str = "",
         on_output: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        deadline: float | None = None,
     ) -> ToolResult:
-        """Run one tool call; expected failures come back as kind "error", never as exceptions."""
+        """Run one tool call; expected failures come back as kind "error", never as exceptions.
+        `deadline` (time.monotonic): the task's time budget, for handlers that can honour it (exec)."""
         definition = find_definition(self.definitions, name)
         handler = self.handlers.get(name)
         if definition is None or handler is None:
@@ -96,7 +99,7 @@ class ToolExecutor:
             arguments = normalize_arguments(definition, args)
         except ArgumentError as e:
             return ToolResult(call_id, name, "error", str(e))
-        extras = {"on_output": on_output, "cancel": cancel}
+        extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline}
         accepted = _keyword_extras(handler)
         try:
             result = handler(**arguments, **{k: v for k, v in extras.items() if k in accepted})

@@ -31,6 +31,7 @@ from .context import ToolContext, ToolError, fail, ok, plural
 from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree
 
 DRAIN_SECONDS = 1.0
+BUDGET_USED_UP = "Not run: the task's time budget (agent.time_budget) is used up."
 READ_CHUNK = 1 << 16
 KEEP_SPILLS = 20
 _F_SETPIPE_SZ = 1031
@@ -78,13 +79,20 @@ def exec_tool(
     *,
     on_output: OutputCallback | None = None,
     cancel: threading.Event | None = None,
+    deadline: float | None = None,
 ) -> ToolResult:
-    """Run `command` with bash in the workspace; returns exit code, duration and (capped) output."""
-    limit, notes = _clamp_timeout(ctx, timeout)
+    """Run `command` with bash in the workspace; returns exit code, duration and (capped) output.
+    `deadline` (time.monotonic, the task's time budget) cuts the timeout to the time left."""
+    timeout, notes = _clamp_timeout(ctx, timeout)
+    limit, budgeted = _budget_limit(timeout, deadline)
+    if budgeted:
+        notes.append(
+            f"the timeout was cut to {limit:.0f} s, what the task's time budget (agent.time_budget) had left"
+        )
     run = run_command(ctx, command, limit, on_output, cancel)
     if ctx.after_command is not None:
         notes += ctx.after_command()
-    return _result(ctx, run, limit, notes)
+    return _result(ctx, run, limit, notes, budgeted)
 
 
 def _clamp_timeout(ctx: ToolContext, timeout: int | None) -> tuple[int, list[str]]:
@@ -96,6 +104,16 @@ def _clamp_timeout(ctx: ToolContext, timeout: int | None) -> tuple[int, list[str
             f"timeout {timeout} s is above the maximum; used {cfg.exec_max_timeout} s"
         ]
     return timeout, []
+
+
+def _budget_limit(limit: float, deadline: float | None) -> tuple[float, bool]:
+    """The timeout cut to the time the task's budget has left: (seconds, whether it was cut)."""
+    if deadline is None:
+        return limit, False
+    left = deadline - time.monotonic()
+    if left < 0.5:
+        raise ToolError(BUDGET_USED_UP)
+    return (left, True) if left < limit else (limit, False)
 
 
 def command_env(ctx: ToolContext, marker: str) -> dict[str, str]:
@@ -224,9 +242,14 @@ def _open_spill(ctx: ToolContext) -> tuple[Path, BinaryIO]:
     return path, open(path, "xb")
 
 
-def _result(ctx: ToolContext, run: Run, limit: int, notes: list[str]) -> ToolResult:
+def _result(ctx: ToolContext, run: Run, limit: float, notes: list[str], budgeted: bool) -> ToolResult:
     took = f"{run.seconds:.1f} s"
-    if run.ending == "timeout":
+    if run.ending == "timeout" and budgeted:
+        status = (
+            f"Stopped after {limit:.0f} s: the task's time budget (agent.time_budget) ran out; the command "
+            "and all its processes were killed. Output so far:"
+        )
+    elif run.ending == "timeout":
         status = (
             f"Timed out after {limit} s; the command and all its processes were killed. If it needs longer, "
             f"pass a larger timeout (up to {ctx.config.exec_max_timeout}) or make it do less. Output so far:"
