@@ -24,9 +24,9 @@ SERVE = ROOT / "benchmarks" / "serve.py"
 FLOOR = ROOT / "benchmarks" / "floor.py"
 
 
-def _serve(n: int, log: Path) -> tuple[subprocess.Popen[str], str]:
+def _serve(n: int, log: Path, scenario: str = "turns") -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen(
-        [python(), str(SERVE), "turns", str(n), str(log)],
+        [python(), str(SERVE), scenario, str(n), str(log)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -150,6 +150,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         )
     )
     rows += compaction_bound(quick)
+    rows += retained_heap(quick)
     return rows
 
 
@@ -200,6 +201,70 @@ def compaction_bound(quick: bool) -> list[dict[str, Any]]:
             f"first half / second half; max {max(tokens):,} tokens; {summaries} compactions",
         )
     ]
+
+
+def retained_heap(quick: bool) -> list[dict[str, Any]]:
+    """Python heap the agent keeps per turn (tracemalloc; the fake server runs in its own process)
+    while compaction holds the history to an 8,192-token window: distinct 6 KB reads."""
+    import gc
+    import tracemalloc
+
+    from vllm_bot.client import ModelClient
+    from vllm_bot.config import AgentConfig, ContextConfig, ToolsConfig, VllmConfig
+    from vllm_bot.events import Event, IterationStarted
+    from vllm_bot.loop import Agent
+    from vllm_bot.retry import Retrier, RetryPolicy
+    from vllm_bot.tools import ToolExecutor
+
+    turns = 40 if quick else 120
+    first, last = turns // 4, turns - 5
+    marks: dict[int, tuple[int, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-heap-") as tmp_name:
+        ws = Path(tmp_name)
+        for i in range(turns):
+            lines = (f"file {i} line {k} " + "z" * 40 + "\n" for k in range(100))
+            (ws / f"f{i}.txt").write_text("".join(lines))
+        server, url = _serve(turns, ws / "log.jsonl", "reads")
+        try:
+            client = ModelClient(
+                VllmConfig(base_url=url),
+                system_prompt=lambda t, d: "You are a coding agent.",
+                context=ContextConfig(),
+                retrier=Retrier(RetryPolicy(), sleep=lambda s: None),
+            )
+            client.resolve_model()
+
+            def observe(event: Event) -> None:
+                if isinstance(event, IterationStarted) and event.iteration in (first, last):
+                    gc.collect()
+                    marks[event.iteration] = (tracemalloc.get_traced_memory()[0], _history_chars(agent))
+
+            config = AgentConfig(max_iterations=turns + 5)
+            agent = Agent(client, ToolExecutor(ws, ToolsConfig()), config, observe)
+            tracemalloc.start()
+            try:
+                agent.run("read them all")
+            finally:
+                tracemalloc.stop()
+        finally:
+            _stop(server)
+    (heap0, chars0), (heap1, chars1) = marks[first], marks[last]
+    return [
+        row(
+            "heap retained per turn, history held by compaction",
+            round((heap1 - heap0) / (last - first) / 1024, 2),
+            "KB",
+            f"tracemalloc, turns {first}->{last} of distinct 6 KB reads on an 8,192-token window; "
+            f"history {chars0 / 1024:.0f} -> {chars1 / 1024:.0f} K chars",
+        )
+    ]
+
+
+def _history_chars(agent: Any) -> int:
+    entries = agent.conversation.entries
+    texts = [getattr(e, "content", "") or "" for e in entries]
+    texts += [r.as_text() for e in entries for r in getattr(e, "results", [])]
+    return sum(len(t) for t in texts)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
     python benchmarks/serve.py SCENARIO N LOG    -> prints the base URL, serves until stdin closes
 
-Scenarios: "turns" (N requests: N-1 `read` calls, then an answer), "answer" (one answer). Every chat
-request is logged to LOG as a JSON line {"t": arrival time, "body": request body}.
+Scenarios: "turns" (N requests: N-1 `read` calls, then an answer), "answer" (one answer), "reads"
+(N-1 reads of f0.txt, f1.txt, ... on an 8,192-token window, compaction summaries answered outside the
+script). Every scripted chat request is logged to LOG as a JSON line {"t": arrival time, "body": ...}.
 """
 
 from __future__ import annotations
@@ -27,20 +28,25 @@ def script(scenario: str, n: int, log: Path) -> list[Reply]:
 
     if scenario == "answer":
         return [Reply(content="Done.", expect=record)]
+    path = (lambda i: f"f{i}.txt") if scenario == "reads" else (lambda i: f"notes/n{i % 7}.txt")
     replies = [
-        Reply(
-            content=f"Step {i}: reading.",
-            calls=[Call("read", {"path": f"notes/n{i % 7}.txt"})],
-            expect=record,
-        )
+        Reply(content=f"Step {i}: reading.", calls=[Call("read", {"path": path(i)})], expect=record)
         for i in range(n - 1)
     ]
     return [*replies, Reply(content="All done.", expect=record)]
 
 
+def summary(body: dict[str, Any]) -> Reply | None:
+    if "You compress a coding agent" in body["messages"][0]["content"]:
+        return Reply(content="Summary: read the files; nothing changed.")
+    return None
+
+
 def main() -> None:
     scenario, n, log = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
-    with FakeVLLM(script(scenario, n, log), model="bench/model", max_model_len=131072) as server:
+    window = 8192 if scenario == "reads" else 131072
+    replies = script(scenario, n, log)
+    with FakeVLLM(replies, model="bench/model", max_model_len=window, auto_reply=summary) as server:
         print(server.base_url, flush=True)
         sys.stdin.read()  # serve until the parent closes our stdin
 

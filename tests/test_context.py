@@ -1,6 +1,7 @@
 """Context window: measuring, max_tokens, compaction, vLLM's context-length error (issue 7)."""
 
 import copy
+import tracemalloc
 
 import pytest
 
@@ -64,6 +65,38 @@ def test_tokenize_endpoint_counts_and_usage_calibrates_overhead():
     assert no_server.count_text("x" * 300) == 101 and no_server.available is False
     no_server.calibrate([{"role": "user", "content": "x" * 400}], None, 104)
     assert 3.0 < no_server.chars_per_token < 4.0  # moved toward the measured 400 / (104 - 4)
+
+
+def test_token_counts_are_cached_without_keeping_the_texts():
+    with FakeVLLM([]) as server:
+        counter = TokenCounter(server.base_url, server.model)
+        counter.count_text("warm up the connection")
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for i in range(50):  # tool results that compaction has long dropped from the history
+                counter.count_text(f"result {i} " + "x" * 20_000)
+            kept = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert kept < 200_000  # the texts themselves would be 1 MB
+        asked = len(server.side_requests)
+        assert counter.count_text("result 7 " + "x" * 20_000) == 3  # an equal text: a hit
+        assert len(server.side_requests) == asked
+
+
+def test_token_cache_drops_the_least_recently_used_count():
+    with FakeVLLM([]) as server:
+        counter = TokenCounter(server.base_url, server.model)
+        counter.cache_size = 2
+        for text in ("one", "two", "one", "three"):  # "two" is the least recently used
+            counter.count_text(text)
+        asked = len(server.side_requests)
+        counter.count_text("one")
+        counter.count_text("three")
+        assert len(server.side_requests) == asked
+        counter.count_text("two")
+        assert len(server.side_requests) == asked + 1
 
 
 def test_old_tool_results_are_shrunk_first_and_recent_ones_kept():

@@ -81,3 +81,21 @@ def test_parallel_calls_in_one_turn_are_counted_in_order():
     guard = LoopGuard(3, 5)
     calls, results = zip(*[LS, LS, LS], strict=True)
     assert guard.observe(list(calls), list(results)).action == "note"
+
+
+def test_a_long_task_of_big_writes_is_not_kept_alive_by_the_guard():
+    import tracemalloc
+
+    guard = LoopGuard()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(300):  # 300 distinct 10 kB writes (the history compacts them away meanwhile)
+            call, result = step("write", {"path": f"f{n}.py", "content": f"# {n}\n" + "x = 1\n" * 1700})
+            assert guard.observe([call], [result]).action == "ok"
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 300_000  # their signatures alone would be 3 MB
+    verdicts = [guard.observe([READ("a")[0]], [READ("a")[1]]).action for _ in range(5)]
+    assert verdicts == ["ok", "ok", "note", "ok", "stop"]  # the same guard still catches a repeat

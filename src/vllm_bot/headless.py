@@ -20,8 +20,8 @@ def run_headless(session: Any, task: str, output_format: str = "text", out: Text
     out = out or sys.stdout
     collector = ResultCollector()
     writer = writer_for(output_format, out)
-    session.add_consumer(collector)
-    if writer is not None:
+    if writer is not None:  # the plain answer needs no record of every call
+        session.add_consumer(collector)
         session.add_consumer(writer)
     try:
         session.start()

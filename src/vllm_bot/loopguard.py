@@ -8,6 +8,8 @@ reading many different files) never trigger it.
 from __future__ import annotations
 
 import json
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,7 +29,7 @@ def call_signature(call: ToolCall) -> str:
     return call.name + " " + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False)
 
 
-def _trailing_run(items: list[str]) -> int:
+def _trailing_run(items: Sequence[str]) -> int:
     """How many items at the end are equal to the last one."""
     if not items:
         return 0
@@ -37,7 +39,7 @@ def _trailing_run(items: list[str]) -> int:
     return n
 
 
-def _trailing_alternation(items: list[str]) -> int:
+def _trailing_alternation(items: Sequence[str]) -> int:
     """Length of the A-B-A-B tail (A != B); 0 if the last two are equal."""
     if len(items) < 2 or items[-1] == items[-2]:
         return 0
@@ -51,8 +53,10 @@ class LoopGuard:
     def __init__(self, warn_after: int = 3, stop_after: int = 5) -> None:
         self.warn_after = warn_after
         self.stop_after = stop_after
-        self.calls: list[str] = []
-        self.errors: list[str] = []
+        # Only the tail matters (the longest pattern checked is A-B x stop_after); a whole task's
+        # signatures would keep every written file's content alive after compaction dropped it.
+        self.calls: deque[str] = deque(maxlen=2 * stop_after + 1)
+        self.errors: deque[str] = deque(maxlen=2 * stop_after + 1)
         self._warned: set[str] = set()
 
     def reset(self) -> None:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import http.client
 import json
 import urllib.parse
+from collections import OrderedDict
 from typing import Any
 
 DEFAULT_CHARS_PER_TOKEN = 3.0  # conservative: real code/English is ~3.5-4 on most tokenizers
+CACHE_SIZE = 1024  # counts remembered (least recently used dropped first); an entry is ~200 B
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -37,9 +39,12 @@ class TokenCounter:
         self.available: bool | None = None if base_url else False  # None: not tried yet
         self.chars_per_token = DEFAULT_CHARS_PER_TOKEN
         self.overhead_per_message = 4.0
-        # Keyed by the text itself: message contents are the same str objects turn after turn, and a
-        # str caches its hash, so a cache hit costs no pass over the text.
-        self._cache: dict[str, int] = {}
+        # Keyed by (hash, length), never by the text: holding the texts kept every tool result the
+        # session ever counted alive, long after compaction had cut it from the history. Message
+        # contents are the same str objects turn after turn and a str caches its hash, so a hit costs
+        # no pass over the text; a 64-bit hash collision would only skew one estimate.
+        self._cache: OrderedDict[tuple[int, int], int] = OrderedDict()
+        self.cache_size = CACHE_SIZE
         self._tools_key: tuple[int, int] | None = None
         self._tools_json = ""
         self._connection: http.client.HTTPConnection | None = None
@@ -47,13 +52,17 @@ class TokenCounter:
     def count_text(self, text: str) -> int:
         if not text:
             return 0
-        cached = self._cache.get(text)
+        key = (hash(text), len(text))
+        cached = self._cache.get(key)
         if cached is not None:
+            self._cache.move_to_end(key)
             return cached
         count = self._tokenize(text)
         if count is None:
             return int(len(text) / self.chars_per_token) + 1
-        self._cache[text] = count
+        self._cache[key] = count
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
         return count
 
     def tools_text(self, tools: list[dict[str, Any]]) -> str:
