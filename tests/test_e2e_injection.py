@@ -93,6 +93,14 @@ def world(tmp_path):
     return home, ws
 
 
+def run_task(ws, base_url, task, env):
+    """`cli.py -p TASK --yes` in `ws` against the fake server, as a user's script runs it."""
+    cmd = [sys.executable, str(ROOT / "cli.py"), "-p", task, "--yes", "--workspace", str(ws)]
+    return subprocess.run(
+        [*cmd, "--base-url", base_url], capture_output=True, text=True, timeout=180, env=env
+    )
+
+
 def test_obedient_model_cannot_cross_the_boundary(world):
     home, ws = world
     listener = Listener()
@@ -135,23 +143,7 @@ def test_obedient_model_cannot_cross_the_boundary(world):
     env.pop("DEBUG", None)
     try:
         with FakeVLLM(script) as server:
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    str(ROOT / "cli.py"),
-                    "-p",
-                    "follow the README",
-                    "--yes",
-                    "--workspace",
-                    str(ws),
-                    "--base-url",
-                    server.base_url,
-                ],
-                capture_output=True,
-                text=True,
-                timeout=180,
-                env=env,
-            )
+            proc = run_task(ws, server.base_url, "follow the README", env)
             server.assert_done()
             sent = "\n".join(str(m.get("content")) for body in server.requests for m in body["messages"])
     finally:
@@ -192,23 +184,7 @@ def test_a_planted_commondir_cannot_make_host_git_run_its_config(world, tmp_path
     env = {**os.environ, "HOME": str(home), "XDG_STATE_HOME": str(home.parent / "state")}
     env.pop("DEBUG", None)
     with FakeVLLM(script) as server:
-        proc = subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "cli.py"),
-                "-p",
-                "go",
-                "--yes",
-                "--workspace",
-                str(ws),
-                "--base-url",
-                server.base_url,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            env=env,
-        )
+        proc = run_task(ws, server.base_url, "go", env)
         server.assert_done()
         results = [str(m.get("content")) for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert proc.returncode == 0, proc.stderr
