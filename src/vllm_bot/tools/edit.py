@@ -35,6 +35,7 @@ class EditPlan:
     new_spans: list[Span]
     data: bytes
     stat: os.stat_result
+    stale: bool = False  # the file changed since the model last read or wrote it
 
 
 def edit_tool(
@@ -48,7 +49,6 @@ def edit_tool(
         )
     except StaleFileError:
         raise ToolError(f"{plan.shown} changed on disk during the edit. Read it again and retry.") from None
-    stale = ctx.seen.changed(plan.target, plan.stat, plan.before.encode("utf-8", "surrogateescape"))
     ctx.seen.record_written(plan.target, plan.data)
     lines = line_numbers(plan.after, [s for s, _ in plan.new_spans[:1]])
     where = f" at line {lines[0]}" if len(plan.new_spans) == 1 else ""
@@ -57,7 +57,7 @@ def edit_tool(
         summary += (
             f" Note: the file had {plan.stat.st_nlink} hard links; the other links keep the old content."
         )
-    if stale:
+    if plan.stale:
         summary += (
             " Note: the file had changed since you last read it; the edit applied to its current "
             "content. Read it again if you rely on other parts of it."
@@ -87,6 +87,7 @@ def plan_edit(ctx: ToolContext, path: str, old: str, new: str, replace_all: bool
         raise ToolError(f"{shown} does not exist. {hint} To create a new file use write.".replace("  ", " "))
     raw, st = read_all(target, shown, lambda fd: ctx.paths.check_fd(fd, path, write=True))
     fmt, text = _decode(raw, shown)
+    stale = ctx.seen.changed(target, st, raw)
     del raw  # a 50 MB file is held as text, new text and new bytes; not also as old bytes
     spans = find_spans(text, old)
     _check_matches(text, spans, old, new, shown, fmt, replace_all)
@@ -97,7 +98,7 @@ def plan_edit(ctx: ToolContext, path: str, old: str, new: str, replace_all: bool
             f"newText has characters that {shown}'s encoding ({fmt.note}) cannot store: {missing!r}. "
             "Use only characters that encoding supports, or convert the file to UTF-8 first (exec: iconv)."
         )
-    return EditPlan(target, shown, text, after, spans, new_spans, fmt.encode(after), st)
+    return EditPlan(target, shown, text, after, spans, new_spans, fmt.encode(after), st, stale)
 
 
 def _decode(raw: bytes, shown: str) -> tuple[TextFormat, str]:

@@ -38,8 +38,8 @@ class FileMemory:
 
     def record(self, path: Path, st: os.stat_result, data: bytes | None = None) -> None:
         """The model now knows `path` as it is (`data`: its whole bytes, when at hand)."""
-        small = data is not None and len(data) <= HASH_LIMIT
-        self._seen[path] = Seen(identity(st), digest(data) if small and data is not None else None)
+        hashed = digest(data) if data is not None and len(data) <= HASH_LIMIT else None
+        self._seen[path] = Seen(identity(st), hashed)
 
     def record_written(self, path: Path, data: bytes) -> None:
         try:
