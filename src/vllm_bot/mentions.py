@@ -18,7 +18,6 @@ from typing import Any
 MENTION = re.compile(r"(?<![^\s(])@(\S+)")
 TRAILING = ".,;:!?)]}'\""
 MAX_FILES = 8
-DEFAULT_BUDGET = 32_000  # characters of attached text per message when the context window is unknown
 
 
 @dataclass
@@ -37,9 +36,9 @@ def mentioned_paths(text: str, workspace: Path) -> list[str]:
     return found[:MAX_FILES]
 
 
-def budget_for(context_window: int | None) -> int:
-    """Characters of attachments per message: a quarter of the window (about 4 characters a token)."""
-    return DEFAULT_BUDGET if not context_window else max(4_000, context_window)
+def budget_for(context_window: int, chars_per_token: float) -> int:
+    """Characters of attachments per message: about a quarter of the context window."""
+    return max(4_000, int(context_window * 0.25 * chars_per_token))
 
 
 def attach(text: str, workspace: Path, read: Callable[[str], Any], budget: int) -> Attachments:

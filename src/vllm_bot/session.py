@@ -163,7 +163,8 @@ class Session:
         def read(path: str) -> Any:
             return self.executor.execute("read", {"path": path})
 
-        found = attach(text, self.workspace, read, budget_for(self.client.context_window))
+        ratio = self.client.context.counter.chars_per_token
+        found = attach(text, self.workspace, read, budget_for(self.client.context_window, ratio))
         for line in found.attached:
             self.say(line)
         return found.text
