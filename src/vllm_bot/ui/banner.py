@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..gitrepo import SAFETY
 from .status import short_count
 
 
@@ -57,10 +58,12 @@ def shorten(text: str, width: int, more: str) -> str:
 
 
 def git_status(workspace: Path, timeout: float = 3.0) -> str:
-    """`main, 3 changed files` / `main, clean` / '' outside a repository (or without git)."""
+    """`main, 3 changed files` / `main, clean` / '' outside a repository (or without git).
+
+    Runs no hooks or fsmonitor, and takes no index lock (so it never rewrites the index)."""
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "status", "--porcelain", "-b"],
+            ["git", "--no-optional-locks", *SAFETY, "status", "--porcelain", "-b"],
             cwd=workspace,
             capture_output=True,
             text=True,
