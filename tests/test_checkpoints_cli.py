@@ -122,3 +122,16 @@ def test_main_parser_resume_flags():
     assert build_parser().parse_args(["--resume", "2025"]).resume == "2025"
     clash = cli("--continue", "--resume", "x")
     assert clash.returncode == 2 and "not allowed with" in clash.stderr
+
+
+def test_an_id_prefix_matching_several_sessions_says_so(tmp_path):
+    ws = workspace_with_two_turns(tmp_path)
+    state = workspace_state_dir(ws)
+    store = CheckpointStore(open_repo(ws, state, []), state, "s2")
+    store.begin_turn("touch c")
+    store.ensure_checkpoint()
+    (ws / "c.txt").write_text("c\n")
+    store.end_turn()
+    done = cli("diff", "--id", "s", "--workspace", str(ws))
+    assert done.returncode == 2 and "several sessions match 's'" in done.stderr
+    assert cli("diff", "--id", "s2", "--workspace", str(ws)).returncode == 0

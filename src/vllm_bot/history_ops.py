@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .checkpoints import CheckpointStore, Turn, describe, first_line, list_ledgers
 from .gitrepo import GitRepo, open_repo
-from .sessions import describe_session, list_sessions
+from .sessions import describe_session, list_sessions, matching, no_single_match
 from .snapshot import changes
 from .statedir import STATE_DIR_NAME
 from .undo import UndoRefused, apply_undo, hand_edit_message, plan_undo
@@ -161,10 +161,12 @@ def store_from_disk(workspace: Path, session_id: str | None) -> CheckpointStore 
         if not ledgers:
             return None
         session_id = ledgers[0].stem
-    elif not any(p.stem == session_id for p in ledgers):
-        matches = [p.stem for p in ledgers if p.stem.startswith(session_id)]
-        if len(matches) != 1:
+    else:
+        matches = matching(ledgers, session_id)
+        if not matches:
             return None
-        session_id = matches[0]
+        if len(matches) > 1:
+            raise no_single_match(session_id, matches)
+        session_id = matches[0].stem
     repo = open_repo(workspace, state_dir, None)
     return CheckpointStore(repo, state_dir, session_id)

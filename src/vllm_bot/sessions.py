@@ -194,11 +194,20 @@ def find_session(state_dir: Path, wanted: str | None) -> LoadedSession:
         )
     if wanted is None:
         return load_session(paths[0])
-    matches = [p for p in paths if p.stem == wanted] or [p for p in paths if p.stem.startswith(wanted)]
+    matches = matching(paths, wanted)
     if len(matches) != 1:
-        found = "several sessions match" if matches else "no session matches"
-        raise SessionNotFound(f"{found} {wanted!r}; `python cli.py sessions` lists them")
+        raise no_single_match(wanted, matches)
     return load_session(matches[0])
+
+
+def matching(paths: list[Path], wanted: str) -> list[Path]:
+    """The files (named by session id) that `wanted` names: the exact id, else those it prefixes."""
+    return [p for p in paths if p.stem == wanted] or [p for p in paths if p.stem.startswith(wanted)]
+
+
+def no_single_match(wanted: str, matches: list[Path]) -> SessionNotFound:
+    found = "several sessions match" if matches else "no session matches"
+    return SessionNotFound(f"{found} {wanted!r}; `python cli.py sessions` lists them")
 
 
 def describe_session(s: LoadedSession) -> dict[str, Any]:
