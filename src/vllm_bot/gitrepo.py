@@ -94,12 +94,6 @@ class GitRepo:
         error there; its own `.gitignore` (and info/exclude in a private repository) keeps it out."""
         return [self.prefix or "."]
 
-    def in_scope(self, path: str) -> bool:
-        if not path.startswith(self.prefix):
-            return False
-        rest = path[len(self.prefix) :]
-        return rest != STATE_DIR_NAME and not rest.startswith(STATE_DIR_NAME + "/")
-
     def user_index(self) -> Path | None:
         """The user's index file (None for a private repository)."""
         if self.private:

@@ -30,7 +30,6 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
     plan = plan_undo(store)
     if plan is None:
         return UndoOutcome(False, ["Nothing to undo: no agent turn in this session changed files."])
-    lines: list[str] = []
     if plan.hand_edited and not force:
         question = hand_edit_message(plan) + "\nOverwrite them? (their current versions stay recoverable)"
         if ask is None:
@@ -41,12 +40,12 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
     try:
         report = apply_undo(store, plan, force=force)
     except UndoRefused as e:
-        return UndoOutcome(False, [*lines, str(e)])
+        return UndoOutcome(False, [str(e)])
     task = first_line(report.turn.task, 60)
-    lines.append(
+    lines = [
         f"Undid turn {report.turn.n} ({task!r}): {len(report.restored)} file(s) restored, "
         f"{len(report.removed)} file(s) the agent created removed."
-    )
+    ]
     lines += [f"  restored  {p}" for p in report.restored] + [f"  removed   {p}" for p in report.removed]
     lines += [f"  kept      {p}  (ignored by the restored .gitignore: it may be yours)" for p in report.kept]
     if report.note:

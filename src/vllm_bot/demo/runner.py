@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import EXIT_OK, EXIT_RUNTIME
+from ..errors import EXIT_RUNTIME
 from ..testing.fake_vllm import FakeVLLM
 from .script import TASK, demo_script
 
@@ -86,4 +86,4 @@ def _run_session(args: Any, workspace: Path, base_url: str) -> int:
         "\nDEMO finished; the copy has been deleted. For real work start vLLM (see README) and run "
         "`python cli.py` in your project."
     )
-    return EXIT_OK if outcome.exit_code == EXIT_OK else outcome.exit_code
+    return outcome.exit_code

@@ -122,7 +122,3 @@ def footer(report: Report) -> str:
     if report.remembered:
         lines.append(f"Remembered: {report.remembered}")
     return "\n".join(lines)
-
-
-def render_text(report: Report) -> str:
-    return "\n".join([header(report.base_url), *(row(c) for c in report.checks), footer(report)])

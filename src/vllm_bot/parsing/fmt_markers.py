@@ -14,7 +14,6 @@ from .fmt_xml import invokes
 
 _DEEPSEEK_OPEN = re.compile(r"<｜tool([▁_])calls?\1begin｜>")
 _FENCE_HEAD = re.compile(r"\s*```[\w-]*\s*")
-_FENCE_TAIL = re.compile(r"\s*```")
 
 
 def _json_args(scan: Scan, at: int) -> tuple[object, int] | None:

@@ -60,13 +60,6 @@ def scan_value(text: str, start: int, limit: int | None = None) -> Scanned:
             return Scanned(i, True)
 
 
-def skip_string(text: str, start: int, limit: int) -> int | None:
-    """End of the quoted string at `start`, or None if it is not closed before `limit`."""
-    pattern = _DQ_STRING if text[start] == '"' else _SQ_STRING
-    m = pattern.match(text, start, limit)
-    return m.end() if m else None
-
-
 _TOKEN = re.compile(
     r'"[^"\\]*(?:\\.[^"\\]*)*"'  # JSON string: kept as is
     r"|'[^'\\]*(?:\\.[^'\\]*)*'"  # Python string: re-quoted
