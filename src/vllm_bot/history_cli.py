@@ -69,9 +69,18 @@ def undo_command() -> Factory:
 
 
 def _ask_in_terminal(question: str) -> bool:
-    print(question, file=sys.stderr)
-    print("[y/N] ", end="", file=sys.stderr, flush=True)
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
+    from .history_ops import ask_yes_no
+
+    return ask_yes_no(question, lambda text: print(text, file=sys.stderr), _read_line)
+
+
+def _read_line(prompt: str) -> str:
+    """A line from stdin, the prompt on stderr (stdout carries only the result)."""
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line
 
 
 def _tell_model(store: Any, note: str) -> None:

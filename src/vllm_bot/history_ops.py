@@ -169,3 +169,12 @@ def store_from_disk(workspace: Path, session_id: str | None) -> CheckpointStore 
         session_id = matches[0].stem
     repo = open_repo(workspace, state_dir, None)
     return CheckpointStore(repo, state_dir, session_id)
+
+
+def ask_yes_no(question: str, say: Callable[[str], None], read_line: Callable[[str], str]) -> bool:
+    """`question`, then a [y/N] prompt: True only for y/yes; end of input is a no."""
+    say(question)
+    try:
+        return read_line("[y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False

@@ -5,20 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .history_ops import diff_text, session_rows, undo_last
+from .history_ops import ask_yes_no, diff_text, session_rows, undo_last
 from .slash import command
-
-
-def _ask(session: Any, question: str) -> bool:
-    """A yes/no question; the session's own prompt when it has one."""
-    ask = getattr(session, "ask", None)
-    if ask is not None:
-        return bool(ask(question))
-    session.say(question)
-    try:
-        return input("[y/N] ").strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
 
 
 def _store(session: Any) -> Any:
@@ -33,7 +21,7 @@ def _undo(session: Any, arg: str) -> None:
     store = _store(session)
     if store is None:
         return
-    outcome = undo_last(store, ask=lambda q: _ask(session, q))
+    outcome = undo_last(store, ask=lambda q: ask_yes_no(q, session.say, input))
     for line in outcome.lines:
         session.say(line)
     if outcome.note_for_model:
