@@ -47,10 +47,9 @@ def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[st
         return None
     from ..app import resolve_workspace
     from ..mcp.report import mcp_report
-    from ..statedir import workspace_state_dir
 
     workspace = resolve_workspace(args.workspace)
-    return lambda: mcp_report(config, workspace, log_dir=workspace_state_dir(workspace) / "mcp")
+    return lambda: mcp_report(config, workspace)
 
 
 def diagnose(

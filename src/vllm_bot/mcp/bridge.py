@@ -17,7 +17,7 @@ from ..config import Config
 from ..events import Emit, Notice
 from ..tooldefs import tool_names
 from .manager import McpManager
-from .report import call_preview
+from .report import call_preview, log_dir_in
 from .schema import McpTool
 
 Preview = Callable[[str, dict[str, Any]], str | None]
@@ -46,7 +46,7 @@ class McpTools:
         self.manager = McpManager(
             self.config.mcp,
             self.workspace,
-            log_dir=self.state_dir / "mcp" if self.state_dir else None,
+            log_dir=log_dir_in(self.state_dir) if self.state_dir else None,
             reserved=tool_names(executor.definitions),
             output_limit=self.config.tools.output_limit,
         )

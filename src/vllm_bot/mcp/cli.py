@@ -28,13 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..app import resolve_workspace
     from ..config import load_config
-    from ..statedir import workspace_state_dir
     from .report import mcp_report, status_lines
 
     config = load_config(args.config)
     workspace = resolve_workspace(args.workspace)
-    log_dir = workspace_state_dir(workspace) / "mcp" if config.mcp.servers else None
-    rows = mcp_report(config, workspace, log_dir=log_dir)
+    rows = mcp_report(config, workspace)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -76,16 +76,21 @@ def status_lines(rows: list[dict[str, Any]], *, with_tools: bool = True) -> list
     return lines
 
 
-def mcp_report(
-    config: Config, workspace: Path | None = None, *, log_dir: Path | None = None
-) -> list[dict[str, Any]]:
-    """Connect to every enabled server, list its tools, disconnect; one `server_row` per server.
+def log_dir_in(state_dir: Path) -> Path:
+    """Where the servers' stderr logs go (one file per server), in a state directory."""
+    return state_dir / "mcp"
+
+
+def mcp_report(config: Config, workspace: Path) -> list[dict[str, Any]]:
+    """Connect to every enabled server (stdio ones in `workspace`, logging to its state directory),
+    list its tools, disconnect; one `server_row` per server.
 
     Takes at most about mcp.startup_timeout plus the time to stop the servers.
     """
-    manager = McpManager(
-        config.mcp, workspace or Path.cwd(), log_dir=log_dir, output_limit=config.tools.output_limit
-    )
+    from ..statedir import workspace_state_dir
+
+    log_dir = log_dir_in(workspace_state_dir(workspace)) if config.mcp.servers else None
+    manager = McpManager(config.mcp, workspace, log_dir=log_dir, output_limit=config.tools.output_limit)
     manager.start()
     try:
         manager.wait(config.mcp.startup_timeout + 5)
