@@ -33,15 +33,21 @@ examples:
 """
 
 
+def config_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
+
+
+def workspace_flag(parser: argparse.ArgumentParser, help: str = "the project directory") -> None:
+    parser.add_argument("--workspace", metavar="DIR", help=f"{help} (default: current directory)")
+
+
 def connection_flags(parser: argparse.ArgumentParser) -> None:
     """Flags shared by a task and the sub-commands that talk to the server."""
     parser.add_argument("--base-url", help="vLLM server URL (default http://localhost:8000/v1)")
     parser.add_argument("--model", help='served model name ("auto": the first one the server lists)')
     parser.add_argument("--api-key", help="API key the server was started with (--api-key)")
-    parser.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
-    parser.add_argument(
-        "--workspace", metavar="DIR", help="the project directory (default: current directory)"
-    )
+    config_flag(parser)
+    workspace_flag(parser)
     parser.add_argument("--debug", action="store_true", default=None, help="log each step and keep a trace")
 
 

@@ -17,9 +17,9 @@ Factory = tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Na
 
 
 def _workspace_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--workspace", metavar="DIR", help="the project directory (default: current directory)"
-    )
+    from .app import workspace_flag
+
+    workspace_flag(parser)
     parser.add_argument("--id", metavar="SESSION", help="a session id or prefix (default: the latest)")
 
 
@@ -126,10 +126,10 @@ def diff_command() -> Factory:
 
 def sessions_command() -> Factory:
     def add_arguments(parser: argparse.ArgumentParser) -> None:
+        from .app import workspace_flag
+
         parser.description = "List the saved sessions of a workspace (resume one with --resume ID)."
-        parser.add_argument(
-            "--workspace", metavar="DIR", help="the project directory (default: current directory)"
-        )
+        workspace_flag(parser)
         parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
     def run(args: argparse.Namespace) -> int:

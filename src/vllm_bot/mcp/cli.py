@@ -18,10 +18,12 @@ def command() -> tuple[Any, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..app import config_flag, workspace_flag
+
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = sub.add_parser("list", help="connect to each server and list its tools")
-    listing.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
-    listing.add_argument("--workspace", metavar="DIR", help="directory stdio servers run in (default: .)")
+    config_flag(listing)
+    workspace_flag(listing, "directory stdio servers run in")
     listing.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
