@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -53,27 +52,28 @@ def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[st
 
 
 def diagnose(
-    config: Any,
-    *,
-    json_output: bool = False,
-    out: Any = None,
-    mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
+    config: Any, *, json_output: bool = False, mcp_rows: Callable[[], list[dict[str, Any]]] | None = None
 ) -> int:
-    """Run every check against `config`'s server (and its MCP servers) and print the report;
+    """Run every check against `config`'s server (and its MCP servers) and print the report on stdout;
     returns the exit code."""
-    from .checkup import Doctor
-    from .report import footer, header, render_json, row
-
-    out = out or sys.stdout
     if json_output:
+        from .checkup import Doctor
+        from .report import render_json
+
         report = Doctor(config, mcp_rows=mcp_rows).run()
-        print(render_json(report), file=out)
+        print(render_json(report))
         return report.exit_code
+    return run_checks(config, lambda text: print(text, flush=True), mcp_rows).exit_code
 
-    def live(check: Any) -> None:
-        print(row(check), file=out, flush=True)
 
-    print(header(config.vllm.base_url), file=out, flush=True)
-    report = Doctor(config, on_check=live, mcp_rows=mcp_rows).run()
-    print(footer(report), file=out)
-    return report.exit_code
+def run_checks(
+    config: Any, say: Callable[[str], None], mcp_rows: Callable[[], list[dict[str, Any]]] | None = None
+) -> Any:
+    """The text report, each row said as its check finishes (the command and `/doctor`); the Report."""
+    from .checkup import Doctor
+    from .report import footer, header, row
+
+    say(header(config.vllm.base_url))
+    report = Doctor(config, on_check=lambda check: say(row(check)), mcp_rows=mcp_rows).run()
+    say(footer(report))
+    return report

@@ -12,15 +12,12 @@ from ..slash import command
 
 @command("doctor", "Check the server: tool calls, parsers, reasoning, usage; suggest vllm serve flags")
 def _doctor(session: Any, arg: str) -> None:
-    from .checkup import Doctor
-    from .report import footer, header, row
+    from . import run_checks
 
     config = dataclasses.replace(
         session.config, vllm=dataclasses.replace(session.config.vllm, model=session.client.model)
     )
-    session.say(header(config.vllm.base_url))
-    report = Doctor(config, on_check=lambda check: session.say(row(check)), mcp_rows=mcp_rows(session)).run()
-    session.say(footer(report))
+    report = run_checks(config, session.say, mcp_rows(session))
     follow_verdict(session, report.mode)
 
 
