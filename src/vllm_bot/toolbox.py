@@ -63,6 +63,7 @@ def _after_command(tripwire: Any, sandbox: Any) -> Any:
 
     def check() -> list[str]:
         notes: list[str] = tripwire.check()
-        return notes + sandbox.release_mount_points()
+        sandbox.release_mount_points()
+        return notes
 
     return check

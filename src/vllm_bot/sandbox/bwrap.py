@@ -87,9 +87,9 @@ class Sandbox:
             self._private_tmp = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
         return self._private_tmp
 
-    def release_mount_points(self) -> list[str]:
+    def release_mount_points(self) -> None:
         """Remove the empty mount points made for the last command (made again for the next one), so
-        the workspace does not keep them between commands or after a crash. Returns no notes."""
+        the workspace does not keep them between commands or after a crash."""
         for path in reversed(self._created):
             try:
                 if path.is_dir() and not path.is_symlink():
@@ -99,7 +99,6 @@ class Sandbox:
             except OSError:
                 pass  # not empty any more (the user created it meanwhile): keep it
         self._created.clear()
-        return []
 
     def close(self) -> None:
         """Remove the mount points we created (if still empty) and our private /tmp."""
