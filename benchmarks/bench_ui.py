@@ -29,6 +29,7 @@ from vllm_bot.events import (
     ToolOutput,
     TurnFinished,
 )
+from vllm_bot.ui.display import MarkdownStream
 from vllm_bot.ui.rich_ui import RichUI
 
 BLOCK = """Here is what I found in `src/app.py`: the **parser** skips the last line when the file does
@@ -69,6 +70,19 @@ def stream(tokens: int, rate: float, source: str = BLOCK) -> tuple[float, float]
                 time.sleep(delay)
     ui(TurnFinished(AssistantTurn(text), 1.0, 0.1))
     return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def live_window_cost(lines: int) -> float:
+    """CPU seconds the Markdown splitter and its live window take over a code block of `lines`
+    lines fed as 4-character deltas (the window redrawn after each delta, as the live view does)."""
+    text = "```python\n" + "".join(f"def function_{i}(arg):\n" for i in range(lines))
+    markdown = MarkdownStream()
+    cpu = time.process_time()
+    for i in range(0, len(text), 4):
+        markdown.feed(text[i : i + 4])
+        markdown.take_done()
+        markdown.live_window(46)
+    return time.process_time() - cpu
 
 
 def flood(megabytes: int) -> tuple[float, float]:
@@ -113,6 +127,16 @@ def run(quick: bool = False) -> list[dict]:
                 round(1e3 * cpu / tokens, 3),
                 "ms CPU/token",
                 f"{wall:.2f} s wall",
+            )
+        )
+    for lines in (1000, 4000):
+        cpu = live_window_cost(lines)
+        rows.append(
+            row(
+                f"live window over a {lines}-line code block",
+                round(1e6 * cpu / (lines * 6), 1),
+                "us CPU/delta",
+                "splitter + window only; flat when the cost per delta does not grow with the block",
             )
         )
     size = 10 if quick else 200

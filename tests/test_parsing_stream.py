@@ -128,3 +128,75 @@ def test_long_call_streamed_in_tiny_deltas_is_never_printed() -> None:
     printed, pieces = stream(text, list(range(1, len(text), 7)))
     assert tidy(printed) == "Writing.\n\nDone."
     assert "".join(pieces[:3]).startswith("Writing.")  # printed as it came, not at the end
+
+
+def pieces(text: str, step: int, **kwargs: Any) -> list[tuple[str, str]]:
+    f = StreamFilter(**kwargs)
+    out = [p for i in range(0, len(text), step) for p in f.feed_pieces(text[i : i + step])]
+    return out + f.flush_pieces()
+
+
+def joined(parts: list[tuple[str, str]], kind: str) -> str:
+    return "".join(text for k, text in parts if k == kind)
+
+
+def words(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.mark.parametrize("case", STREAMABLE, ids=[c["id"] for c in STREAMABLE])
+@pytest.mark.parametrize("step", [1, 5])
+def test_pieces_split_reasoning_from_content_as_the_final_parse_does(case: dict[str, Any], step: int) -> None:
+    text = case["text"]
+    parts = pieces(text, step)
+    final = extract_tool_calls(text)
+    assert joined(parts, "content") == stream(text, list(range(step, len(text), step)))[0]
+    assert tidy(joined(parts, "content")) == final.content
+    assert words(joined(parts, "reasoning")) == words(final.reasoning)
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer"),
+    [
+        ("<think>", "</think>"),
+        ("<seed:think>", "</seed:think>"),
+        ("[THINK]", "[/THINK]"),
+        ("◁think▷", "◁/think▷"),
+    ],
+)
+def test_an_opened_reasoning_block_streams_as_reasoning_while_it_grows(opener: str, closer: str) -> None:
+    f = StreamFilter()
+    assert f.feed_pieces(opener + "\nFirst I") == [("reasoning", "\nFirst I")]
+    assert f.feed_pieces(" read the file.") == [("reasoning", " read the file.")]
+    assert f.feed_pieces(" Done" + closer[:3]) == [("reasoning", " Done")]  # may be the closer
+    assert f.feed_pieces(closer[3:]) == []
+    rest = f.feed_pieces("\n\nThe answer is 4.") + f.flush_pieces()
+    assert tidy(joined(rest, "content")) == "The answer is 4." and joined(rest, "reasoning") == ""
+
+
+def test_a_closer_lookalike_inside_the_block_is_reasoning() -> None:
+    f = StreamFilter()
+    parts = f.feed_pieces("<think>a </thi") + f.feed_pieces("s is not it</think>ok") + f.flush_pieces()
+    assert joined(parts, "reasoning") == "a </this is not it" and joined(parts, "content") == "ok"
+
+
+def test_a_reasoning_tag_in_inline_code_is_content() -> None:
+    text = "Wrap it in `<think>` tags, then answer.\nThat is all."
+    parts = pieces(text, 2)
+    assert joined(parts, "reasoning") == "" and joined(parts, "content") == text
+
+
+def test_a_long_block_streams_in_small_pieces_not_at_the_end() -> None:
+    f = StreamFilter()
+    sizes = [len(joined(f.feed_pieces(d), "reasoning")) for d in ["<think>", *["word " * 4] * 2000]]
+    assert sizes[1:] == [20] * 2000
+    assert f.feed_pieces("</think>") == []
+    assert f.feed_pieces("Answer follows") == [("content", "Answer follows")]  # not held behind the block
+
+
+def test_prefilled_reasoning_is_a_reasoning_piece_once_it_closes() -> None:
+    f = StreamFilter(in_reasoning=True)
+    assert f.feed_pieces("The user wants") == []
+    parts = f.feed_pieces(" a list.</think>\n\nHere it is.") + f.flush_pieces()
+    assert joined(parts, "reasoning") == "The user wants a list."
+    assert tidy(joined(parts, "content")) == "Here it is."

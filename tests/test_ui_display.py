@@ -12,6 +12,7 @@ from vllm_bot.events import RequestStarted, TaskFinished, TurnFinished, UsageRep
 from vllm_bot.ui.approval_prompt import approval_view, parse_answer
 from vllm_bot.ui.banner import BannerInfo, git_status
 from vllm_bot.ui.display import (
+    FENCE,
     MarkdownStream,
     TailBuffer,
     call_title,
@@ -253,3 +254,43 @@ def test_live_window_keeps_the_last_lines_and_reopens_a_cut_code_block():
     stream.feed("line one\nline two\nline three")
     assert stream.live_window(2) == "line two\nline three"
     assert stream.live_window(10) == "line one\nline two\nline three"
+
+
+def _window_by_splitting(stream, max_lines):
+    """The live window computed the slow way: split the whole live tail, find the open fence."""
+    lines = stream.live.split("\n")
+    if len(lines) <= max_lines:
+        return stream.live
+    window = "\n".join(lines[-max_lines:])
+    if not stream.in_fence:
+        return window
+    opened = [ln for ln in stream.tail.split("\n") if FENCE.match(ln)]
+    return opened[-1] + "\n" + window
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Intro.\n\n```python\n" + "".join(f"x{i} = {i}\n" for i in range(3000)) + "tail",
+        "~~~~ sh\n" + "echo hi\n" * 500,
+        "para one\npara two\n" * 40 + "no newline yet",
+        "```\n```\n\n```js\nlet a = 1\n",
+        "short\n",
+        "",
+    ],
+)
+@pytest.mark.parametrize("max_lines", [1, 3, 46])
+def test_live_window_matches_splitting_the_whole_tail_at_every_step(text, max_lines):
+    stream = MarkdownStream()
+    for i in range(0, len(text), 7):
+        stream.feed(text[i : i + 7])
+        stream.take_done()
+        assert stream.live_window(max_lines) == _window_by_splitting(stream, max_lines)
+
+
+def test_live_window_reopens_the_block_that_is_open_not_an_earlier_closed_one():
+    stream = MarkdownStream()
+    stream.feed("```text\nold\n```\nthen:\n```python\n" + "".join(f"y{i}\n" for i in range(20)))
+    assert stream.in_fence
+    assert stream.live_window(2) == "```python\ny19\n"
+    assert stream.live_window(30).startswith("```text\n")  # short enough: shown whole, no reopening

@@ -181,16 +181,19 @@ def _set(name: str, args: Sequence[Word]) -> str | None:
     return None
 
 
-def _sed(name: str, args: Sequence[Word]) -> str | None:
-    if any(word.dynamic for word in args):
-        return f"`{name}` gets an argument only known at run time"
-    return sed_reason([word.text for word in args])
+def _script_check(reason: Callable[[list[str]], str | None]) -> Check:
+    """A check for a script interpreter (sed, awk): its arguments must be known before it runs."""
+
+    def check(name: str, args: Sequence[Word]) -> str | None:
+        if any(word.dynamic for word in args):
+            return f"`{name}` gets an argument only known at run time"
+        return reason([word.text for word in args])
+
+    return check
 
 
-def _awk(name: str, args: Sequence[Word]) -> str | None:
-    if any(word.dynamic for word in args):
-        return f"`{name}` gets an argument only known at run time"
-    return awk_reason([word.text for word in args])
+_sed = _script_check(sed_reason)
+_awk = _script_check(awk_reason)
 
 
 # -- git -----------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Consume one streamed chat completion: content, reasoning, tool-call deltas, usage, finish reason.
 
 Works on the openai SDK's chunk objects (and plain dicts in tests). Reasoning arrives as `reasoning`
-(vLLM >= 0.12) or `reasoning_content` (<= 0.15); `<think>` blocks in content (a server without a
-reasoning parser) are routed to reasoning as they stream.
+(vLLM >= 0.12) or `reasoning_content` (<= 0.15). Reasoning written in content (a server without a
+reasoning parser: `<think>`, `<seed:think>`, `[THINK]`, …) is told apart by the parser's own scan
+(`StreamFilter`), so what streams as the answer is what `split_reasoning` keeps as the answer.
 """
 
 from __future__ import annotations
@@ -28,51 +29,6 @@ class RawReply:
     assembler: ToolCallAssembler = field(default_factory=ToolCallAssembler)
     first_token_at: float | None = None
     chunks: int = 0
-
-
-class ThinkRouter:
-    """Split streamed content into ("reasoning" | "content", text) pieces around <think> tags."""
-
-    OPEN, CLOSE = "<think>", "</think>"
-
-    def __init__(self) -> None:
-        self.inside = False
-        self._buf = ""
-
-    def feed(self, text: str) -> list[tuple[str, str]]:
-        self._buf += text
-        out: list[tuple[str, str]] = []
-        while self._buf:
-            tag = self.CLOSE if self.inside else self.OPEN
-            pos = self._buf.find(tag)
-            if pos >= 0:
-                self._emit(out, self._buf[:pos])
-                self._buf = self._buf[pos + len(tag) :]
-                self.inside = not self.inside
-                continue
-            keep = _partial_suffix(self._buf, tag)
-            self._emit(out, self._buf[: len(self._buf) - keep])
-            self._buf = self._buf[len(self._buf) - keep :]
-            break
-        return out
-
-    def _emit(self, out: list[tuple[str, str]], text: str) -> None:
-        if text:
-            out.append(("reasoning" if self.inside else "content", text))
-
-    def flush(self) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
-        self._emit(out, self._buf)
-        self._buf = ""
-        return out
-
-
-def _partial_suffix(text: str, tag: str) -> int:
-    """Length of the longest suffix of `text` that is a proper prefix of `tag`."""
-    for n in range(min(len(tag) - 1, len(text)), 0, -1):
-        if text.endswith(tag[:n]):
-            return n
-    return 0
 
 
 def reasoning_of(delta: Any) -> str | None:
@@ -103,7 +59,6 @@ def consume(
 ) -> RawReply:
     """Read the whole stream, emitting display events; raise ModelServerError on an in-stream error."""
     reply = RawReply()
-    router = ThinkRouter()
     visible = StreamFilter(definitions)
     parts: list[str] = []
     for chunk in chunks:
@@ -127,7 +82,7 @@ def consume(
             if content:
                 _first_token(reply)
                 parts.append(content)
-                _route(router.feed(content), visible, reply, emit)
+                _route(visible.feed_pieces(content), emit)
             tool_calls = _get(delta, "tool_calls")
             if tool_calls:
                 _first_token(reply)
@@ -135,22 +90,14 @@ def consume(
             finish = _get(choice, "finish_reason")
             if finish:
                 reply.finish_reason = finish
-    _route(router.flush(), visible, reply, emit)
-    rest = visible.flush()
-    if rest:
-        emit(TextDelta(rest))
+    _route(visible.flush_pieces(), emit)
     reply.content = "".join(parts)
     return reply
 
 
-def _route(pieces: list[tuple[str, str]], visible: StreamFilter, reply: RawReply, emit: Emit) -> None:
+def _route(pieces: Iterable[tuple[str, str]], emit: Emit) -> None:
     for kind, text in pieces:
-        if kind == "reasoning":
-            emit(ReasoningDelta(text))
-        else:
-            shown = visible.feed(text)
-            if shown:
-                emit(TextDelta(shown))
+        emit(ReasoningDelta(text) if kind == "reasoning" else TextDelta(text))
 
 
 def _first_token(reply: RawReply) -> None:

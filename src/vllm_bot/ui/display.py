@@ -160,6 +160,7 @@ class MarkdownStream:
         self.tail = ""
         self._in_fence = False
         self._fence = ""
+        self._opening = ""  # the line that opened the code block the tail is in
         self._line = ""  # the current incomplete line
 
     def feed(self, text: str) -> None:
@@ -177,6 +178,7 @@ class MarkdownStream:
                 self._in_fence = False
             elif not self._in_fence:
                 self._in_fence, self._fence = True, match.group(1)
+                self._opening = line[:-1]
         self.tail += line
         if not self._in_fence and not line.strip() and self.tail.strip():
             self.done += self.tail
@@ -199,14 +201,14 @@ class MarkdownStream:
     def live_window(self, max_lines: int) -> str:
         """The last `max_lines` lines of the live tail, as valid Markdown: a code block cut at the top
         reopens its fence, so the live view stays highlighted and costs the same at any length."""
-        live = self.live
-        if live.count("\n") < max_lines:
-            return live
-        lines = live.split("\n")[-max_lines:]
-        if self._in_fence:
-            opening = next(ln for ln in self.tail.split("\n") if FENCE.match(ln))
-            return opening + "\n" + "\n".join(lines)
-        return "\n".join(lines)
+        tail = self.tail  # the incomplete `_line` holds no newline: every line break is in the tail
+        start = len(tail)
+        for _ in range(max_lines):  # only the last lines are looked at, never the whole tail
+            start = tail.rfind("\n", 0, start)
+            if start < 0:
+                return tail + self._line
+        window = tail[start + 1 :] + self._line
+        return self._opening + "\n" + window if self._in_fence else window
 
     def flush(self) -> str:
         """Everything not yet taken (at the end of the reply)."""

@@ -117,15 +117,16 @@ class JsonWriter:
         pass
 
     def finish(self, result: dict[str, Any]) -> None:
+        """The result object, on its own line (the last line of the output)."""
         self.out.write(dumps(result) + "\n")
         self.out.flush()
 
 
-class StreamJsonWriter:
+class StreamJsonWriter(JsonWriter):
     """`--output-format stream-json`: one line per event as it happens, the result object last."""
 
     def __init__(self, out: TextIO, output_limit: int = STREAM_OUTPUT_LIMIT) -> None:
-        self.out = out
+        super().__init__(out)
         self.output_limit = output_limit
         self._streamed: dict[str, int] = {}  # call id -> characters of live output sent
 
@@ -148,10 +149,6 @@ class StreamJsonWriter:
             return event
         self._streamed[event.call_id] = self.output_limit + 1
         return ToolOutput(event.call_id, event.text[:room] + OUTPUT_CUT_NOTE)
-
-    def finish(self, result: dict[str, Any]) -> None:
-        self.out.write(dumps(result) + "\n")
-        self.out.flush()
 
 
 def writer_for(output_format: str, out: TextIO) -> JsonWriter | StreamJsonWriter | None:
