@@ -23,9 +23,10 @@ from typing import Literal
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
 from vllm_bot.gitguard import git_removal_reason
-from vllm_bot.readonly import is_read_only_command, judge_part, judge_redirect, why_not_read_only
-from vllm_bot.shellsplit import ShellSyntaxError, SimpleCommand, split_commands
-from vllm_bot.wrappers import OPEN_ENDED, command_start, program_name, shell_script, words
+from vllm_bot.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
+from vllm_bot.shellsplit import SimpleCommand
+from vllm_bot.shellwalk import ShellLine, as_line, parse_line
+from vllm_bot.wrappers import OPEN_ENDED, program_name, words
 
 __all__ = [
     "DEFAULT_TOOL_KINDS",
@@ -141,7 +142,8 @@ def _decide_exec(
     command = call.arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return Verdict("deny", "there is no command to run")
-    danger = destructive_reason(command) or git_removal_reason(command, workspace)
+    line = parse_line(command)
+    danger = destructive_reason(line) or git_removal_reason(line, workspace)
     if danger:
         return Verdict("deny", danger)
     if mode == "full-auto":
@@ -153,23 +155,22 @@ def _decide_exec(
     if call.name in grants.tools:
         return Verdict("allow", f"you allowed {call.name} for this session")
     careful = mode == "ask"
-    if grants.commands and _covered_by_prefixes(command, grants.commands, read_only_free=not careful):
+    if grants.commands and _covered_by_prefixes(line, grants.commands, read_only_free=not careful):
         return Verdict("allow", "every part is allowed for this session")
     if careful:
         return Verdict("ask", "ask mode confirms every command")
-    not_read_only = why_not_read_only(command)
+    not_read_only = judge_line(line)
     if not_read_only is None:
         return Verdict("allow", "a read-only command")
     return Verdict("ask", not_read_only)
 
 
-def _covered_by_prefixes(command: str, prefixes: set[str], *, read_only_free: bool) -> bool:
+def _covered_by_prefixes(line: ShellLine, prefixes: set[str], *, read_only_free: bool) -> bool:
     """Every part is granted (or, outside ask mode, read-only)."""
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
+    if line.parts is None:
         return False
-    return all((read_only_free and judge_part(part) is None) or _granted(part, prefixes) for part in parts)
+    free = read_only_free
+    return all((free and judge_part(part) is None) or _granted(part, prefixes) for part in line.parts)
 
 
 def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
@@ -226,9 +227,8 @@ def remember(
 
 
 def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
+    parts = parse_line(command).parts
+    if parts is None:
         return None
     prefixes = set()
     for part in parts:
@@ -252,23 +252,11 @@ def protected_path_reason(path: object) -> str | None:
     return None
 
 
-def destructive_reason(command: str) -> str | None:
+def destructive_reason(command: str | ShellLine) -> str | None:
     """Why the line must never run (wipes the system, the home directory or a disk); None otherwise."""
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
-        return None
-    for part in parts:
-        texts = [w.text for w in part.words]
-        words = texts[command_start(texts) :]
-        if not words:
-            continue
+    for found in as_line(command).commands:
+        words = [w.text for w in found.words]
         name = program_name(words[0])
-        script = shell_script(words)
-        if script is not None:
-            inner = destructive_reason(script)
-            if inner:
-                return inner
         if name.startswith("mkfs") or (name == "dd" and any(_is_disk(w) for w in words)):
             return f"`{name}` would overwrite a disk"
         recursive_delete = name == "find" and "-delete" in words
