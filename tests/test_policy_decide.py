@@ -265,3 +265,14 @@ def test_no_open_ended_program_ever_becomes_a_prefix_grant(
     assert not grants.commands
     later = call("exec", command=f"{directory}{program} {other}")
     assert decide(later, "auto-edit", grants) == decide(later, "auto-edit", Grants())
+
+
+@pytest.mark.parametrize(
+    "line", ["X=1 pytest", "pytest > log", "pytest -q 2>err.txt", "LC_ALL=C pytest >>log"]
+)
+def test_what_a_prefix_grant_never_covers_it_never_grants(line: str):
+    """Assignments and file redirects: the grant check and the grant recording agree."""
+    assert decide(call("exec", command=line), "auto-edit", Grants(commands={"pytest"})).decision == "ask"
+    grants = Grants()
+    assert remember(grants, call("exec", command=line)).startswith("exactly")
+    assert grants.lines == {line} and not grants.commands

@@ -174,12 +174,18 @@ def _covered_by_prefixes(line: ShellLine, prefixes: set[str], *, read_only_free:
 
 
 def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
-    if part.assignments or any(judge_redirect(r) for r in part.redirects):
-        return False
-    if command_prefix(part) is None:
+    if _grantable_prefix(part) is None:
         return False
     words = [w.text for w in part.words]
     return any(words[: len(p.split())] == p.split() for p in prefixes)
+
+
+def _grantable_prefix(part: SimpleCommand) -> str | None:
+    """The part's `command_prefix`, or None when a grant must not cover the part: it sets variables
+    for the command or redirects into a file (an "always" answer covers neither)."""
+    if part.assignments or any(judge_redirect(r) for r in part.redirects):
+        return None
+    return command_prefix(part)
 
 
 def command_prefix(part: SimpleCommand) -> str | None:
@@ -234,8 +240,8 @@ def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
     for part in parts:
         if not read_only_too and judge_part(part) is None:
             continue
-        prefix = command_prefix(part)
-        if prefix is None or part.assignments or any(judge_redirect(r) for r in part.redirects):
+        prefix = _grantable_prefix(part)
+        if prefix is None:
             return None
         prefixes.add(prefix)
     return prefixes
