@@ -31,9 +31,11 @@ from vllm_bot.wrappers import OPEN_ENDED, program_name, words
 __all__ = [
     "DEFAULT_TOOL_KINDS",
     "Decision",
+    "GrantScope",
     "Grants",
     "Verdict",
     "decide",
+    "grant_scope",
     "is_read_only_command",
     "remember",
 ]
@@ -210,6 +212,38 @@ def command_prefix(part: SimpleCommand) -> str | None:
     return first
 
 
+@dataclass(frozen=True)
+class GrantScope:
+    """What an "always for this session" answer to one call covers: exactly one of the three."""
+
+    tool: str | None = None  # every call of this tool
+    prefixes: frozenset[str] = frozenset()  # commands starting with these words
+    line: str | None = None  # this exact command line
+
+    def __str__(self) -> str:
+        if self.tool is not None:
+            return f"every {self.tool} call"
+        if self.prefixes:
+            return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(self.prefixes))
+        return f"exactly `{self.line}`"
+
+
+def grant_scope(
+    call: ToolCall,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+    mode: ApprovalMode = "auto-edit",
+) -> GrantScope:
+    """What "always" would grant for `call` (no change to any grants). Commands get argv prefixes
+    only when sandboxed; in ask mode read-only parts need grants too, so they are covered as well."""
+    if tool_kind(call.name, tool_kinds) != "exec":
+        return GrantScope(tool=call.name)
+    command = str(call.arguments.get("command", "")).strip()
+    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
+    return GrantScope(prefixes=frozenset(prefixes)) if prefixes else GrantScope(line=command)
+
+
 def remember(
     grants: Grants,
     call: ToolCall,
@@ -218,18 +252,16 @@ def remember(
     tool_kinds: Mapping[str, str] | None = None,
     mode: ApprovalMode = "auto-edit",
 ) -> str:
-    """Record an "always for this session" answer for `call`; returns what it covers, for the UI.
-    In ask mode read-only parts need grants too, so they are granted with the rest."""
-    if tool_kind(call.name, tool_kinds) != "exec":
-        grants.tools.add(call.name)
-        return f"every {call.name} call"
-    command = str(call.arguments.get("command", "")).strip()
-    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
-    if not prefixes:
-        grants.lines.add(command)
-        return f"exactly `{command}`"
-    grants.commands.update(prefixes)
-    return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(prefixes))
+    """Record an "always for this session" answer for `call` (its `grant_scope`); returns what it
+    covers, for the UI."""
+    scope = grant_scope(call, sandboxed=sandboxed, tool_kinds=tool_kinds, mode=mode)
+    if scope.tool is not None:
+        grants.tools.add(scope.tool)
+    elif scope.prefixes:
+        grants.commands.update(scope.prefixes)
+    else:
+        grants.lines.add(str(scope.line))
+    return str(scope)
 
 
 def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
