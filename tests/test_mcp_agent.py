@@ -113,7 +113,7 @@ def test_mcp_tools_in_both_modes(tmp_path, mode, function_calling):
 def test_approval_allowlist_and_hints(tmp_path):
     asked = []
 
-    def confirm(call, preview, reason):
+    def confirm(call, preview, reason, scope):
         asked.append((call.name, preview))
         return Answer(True)
 

@@ -332,6 +332,17 @@ TABLE = [
     ("chown -R nobody /home", DENY),
     ("mkfs.ext4 /dev/sda1", DENY),
     ("dd if=/dev/zero of=/dev/sda bs=1M", DENY),
+    # ... also inside constructs the splitter does not parse (shellwalk guesses their commands)
+    ("rm -rf ~; if true; then :; fi", DENY),
+    ("for i in 1; do rm -rf ~; done", DENY),
+    ("cat <<EOF\nrm -rf /\nEOF", DENY),
+    ("bash <<'EOF'\nit's late\nrm -rf /\nEOF", DENY),
+    ("[[ -d ~ ]] && sudo rm -rf ~", DENY),
+    ("f() { rm -rf ~; }; f", DENY),
+    ("case x in *) rm -rf /;; esac", DENY),
+    ('if true; then echo "$(rm -rf ~)"; fi', DENY),
+    ("bash -c 'while true; do rm -rf ~; done'", DENY),
+    ("if true; then mkfs.ext4 /dev/sda1; fi", DENY),
     # the workspace's .git is never removed or moved
     ("rm -rf .git", DENY),
     ("rm -r .git/objects", DENY),
@@ -342,6 +353,8 @@ TABLE = [
     ("rm -rf .g*", DENY),
     ("find . -name .git -exec rm -rf {} +", DENY),
     ("if [ -d .git ]; then rm -rf .git; fi", DENY),
+    ("function f { rm -rf .git; }; f", DENY),
+    ("cd sub; while true; do rm -rf ../.git; done", DENY),
 ]
 
 MODES = [(m, s) for m in ("ask", "auto-edit", "full-auto") for s in (True, False)]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from vllm_bot.approval import Answer, ApprovalGate
 from vllm_bot.calls import ToolCall
-from vllm_bot.policy import Grants, decide, is_read_only_command, remember
+from vllm_bot.policy import Grants, GrantScope, decide, grant_scope, is_read_only_command, remember
 from vllm_bot.wrappers import OPEN_ENDED
 
 MODES = ("ask", "auto-edit", "full-auto")
@@ -202,7 +202,7 @@ def test_a_grant_from_auto_edit_does_not_open_read_only_parts_in_ask_mode():
 
 
 def test_always_through_the_gate_uses_the_current_mode(tmp_path):
-    gate = ApprovalGate("ask", lambda c, preview, reason: Answer(True, always=True))
+    gate = ApprovalGate("ask", lambda c, preview, reason, scope: Answer(True, always=True))
     assert gate(call("exec", command="ls -la")) is None
     assert gate.grants.commands == {"ls"}
     gate.confirm = None  # nobody to ask any more: granted lines run, others are refused
@@ -265,3 +265,47 @@ def test_no_open_ended_program_ever_becomes_a_prefix_grant(
     assert not grants.commands
     later = call("exec", command=f"{directory}{program} {other}")
     assert decide(later, "auto-edit", grants) == decide(later, "auto-edit", Grants())
+
+
+@pytest.mark.parametrize(
+    "line", ["X=1 pytest", "pytest > log", "pytest -q 2>err.txt", "LC_ALL=C pytest >>log"]
+)
+def test_what_a_prefix_grant_never_covers_it_never_grants(line: str):
+    """Assignments and file redirects: the grant check and the grant recording agree."""
+    assert decide(call("exec", command=line), "auto-edit", Grants(commands={"pytest"})).decision == "ask"
+    grants = Grants()
+    assert remember(grants, call("exec", command=line)).startswith("exactly")
+    assert grants.lines == {line} and not grants.commands
+
+
+@pytest.mark.parametrize(
+    ("tool_call", "sandboxed", "mode"),
+    [(call("exec", command="git status && pytest -q"), True, "auto-edit"),
+     (call("exec", command="git status && pytest -q"), True, "ask"),
+     (call("exec", command="git status && pytest -q"), False, "auto-edit"),
+     (call("exec", command="X=1 make"), True, "auto-edit"), (WRITE, True, "ask"), (EXTERNAL, False, "ask")],
+)  # fmt: skip
+def test_the_gate_shows_the_scope_that_always_then_grants(tool_call, sandboxed, mode):
+    """What the prompt is told "always" covers is exactly what the grants gain."""
+    shown = []
+
+    def confirm(c, preview, reason, scope):
+        shown.append(scope)
+        return Answer(True, always=True)
+
+    gate = ApprovalGate(mode, confirm, sandboxed=sandboxed)
+    assert gate(tool_call) is None
+    [scope] = shown
+    assert scope == grant_scope(tool_call, sandboxed=sandboxed, mode=mode)
+    expected = Grants()
+    assert remember(expected, tool_call, sandboxed=sandboxed, mode=mode) == str(scope)
+    assert gate.grants == expected
+    assert (scope.tool, scope.prefixes, scope.line) != (None, frozenset(), None)
+
+
+def test_grant_scope_changes_no_grants_and_names_what_it_covers():
+    exec_call = call("exec", command="git status && pytest -q")
+    assert grant_scope(exec_call) == GrantScope(prefixes=frozenset({"pytest"}))
+    assert str(grant_scope(exec_call, mode="ask")) == "commands starting with `git status`, `pytest`"
+    assert str(grant_scope(exec_call, sandboxed=False)) == "exactly `git status && pytest -q`"
+    assert str(grant_scope(WRITE)) == "every write call"

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from vllm_bot.calls import AssistantTurn, ToolCall, Usage
 from vllm_bot.events import RequestStarted, TaskFinished, TurnFinished, UsageReported
+from vllm_bot.policy import grant_scope
 from vllm_bot.ui.approval_prompt import approval_view, parse_answer
 from vllm_bot.ui.banner import BannerInfo, git_status
 from vllm_bot.ui.display import (
@@ -294,3 +295,19 @@ def test_live_window_reopens_the_block_that_is_open_not_an_earlier_closed_one():
     assert stream.in_fence
     assert stream.live_window(2) == "```python\ny19\n"
     assert stream.live_window(30).startswith("```text\n")  # short enough: shown whole, no reopening
+
+
+def test_approval_view_says_what_always_would_grant():
+    exec_call = ToolCall("1", "exec", {"command": "git status && pytest\u202e -q"})
+    sandboxed = approval_view(exec_call, None, "ask", grant_scope(exec_call, mode="ask"))
+    assert sandboxed.always_note == (
+        "always: run commands starting with `git status`, `pytest\\u202e` without asking for the rest of "
+        "this session"
+    )
+    exact = approval_view(exec_call, None, "ask", grant_scope(exec_call, sandboxed=False))
+    assert exact.always_note == "always: run this exact command without asking for the rest of this session"
+    write = ToolCall("2", "write", {"path": "n.py", "content": "x\n"})
+    assert "run every write call without asking" in str(
+        approval_view(write, None, "ask", grant_scope(write)).always_note
+    )
+    assert approval_view(write, None, "ask").always_note is None  # nobody said: nothing is guessed

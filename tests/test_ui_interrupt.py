@@ -120,7 +120,7 @@ def test_ctrl_c_while_streaming_keeps_the_partial_reply(tmp_path):
 
 
 def test_ctrl_c_at_an_approval_prompt_answers_every_call(tmp_path):
-    def confirm(call, preview, reason):
+    def confirm(call, preview, reason, scope):
         raise KeyboardInterrupt  # prompt_toolkit raises it for Ctrl-C
 
     gate = ApprovalGate("ask", confirm)

@@ -3,6 +3,7 @@
 import io
 import re
 
+import pytest
 from rich.console import Console
 from rich.markdown import Markdown
 
@@ -22,6 +23,8 @@ from vllm_bot.events import (
     TurnFinished,
     UsageReported,
 )
+from vllm_bot.policy import grant_scope
+from vllm_bot.ui.plain import PlainUI
 from vllm_bot.ui.rich_ui import RichUI
 
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -218,3 +221,18 @@ def test_banner_and_say_print_model_text_literally():
     ui.say("[red]not markup[/red]")
     shown = plain(out)
     assert "DEMO" in shown and "m[bold]x" in shown and "[red]not markup[/red]" in shown
+
+
+def test_confirm_shows_what_always_would_grant():
+    exec_call = ToolCall("c", "exec", {"command": "pytest -q"})
+    ui, out, _ = make_ui(answers=["y"])
+    assert ui.confirm(exec_call, None, "not read-only", grant_scope(exec_call)).approved
+    assert "always: run commands starting with `pytest` without asking" in plain(out)
+    err = io.StringIO()
+    plain_ui = PlainUI(stream_text=False, err=err)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdin", io.StringIO("a\n"))
+        assert plain_ui.confirm(
+            exec_call, None, "not read-only", grant_scope(exec_call, sandboxed=False)
+        ).always
+    assert "always: run this exact command without asking" in err.getvalue()

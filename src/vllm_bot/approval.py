@@ -9,7 +9,7 @@ from typing import Any
 
 from .calls import ToolCall, ToolResult, error_result
 from .config import ApprovalMode
-from .policy import Grants, decide, remember
+from .policy import Grants, GrantScope, decide, grant_scope, remember
 
 
 @dataclass
@@ -19,7 +19,8 @@ class Answer:
     message: str | None = None  # a sentence for the model when refused
 
 
-Confirm = Callable[[ToolCall, str | None, str], Answer]  # (call, preview, reason) -> Answer
+# (call, preview, reason, what an "always" answer would cover) -> Answer
+Confirm = Callable[[ToolCall, str | None, str, GrantScope], Answer]
 
 
 class ApprovalGate:
@@ -54,7 +55,8 @@ class ApprovalGate:
                 "re-run with --yes). Continue without it, or finish and explain what is left to do.",
             )
         preview = self.preview(call.name, call.arguments) if self.preview else None
-        answer = self.confirm(call, preview, verdict.reason)
+        scope = grant_scope(call, sandboxed=self.sandboxed, mode=self.mode)
+        answer = self.confirm(call, preview, verdict.reason, scope)
         if answer.approved:
             if answer.always:
                 remember(self.grants, call, sandboxed=self.sandboxed, mode=self.mode)

@@ -9,7 +9,7 @@ Best effort over the parts the shell splitter finds, by path arithmetic only (no
 - `find` that deletes (`-delete`, `-exec rm ...`, `-exec sh ...`) starting inside `.git`, or starting
   above it with a name test matching `.git` or no name test at all, unless the expression has `-prune`.
 - `... .git ... | xargs rm`: a part naming `.git` next to an `xargs` that runs a remover.
-- Lines the splitter cannot parse (`if`, `for`, here-documents) fall back to a pattern match.
+- Lines the splitter cannot parse (`if`, `for`, here-documents) are read as shellwalk guesses them.
 Not seen: symlinks, programs that delete by themselves (`python -c 'shutil.rmtree(".git")'`,
 `git` plumbing), `tar --remove-files`, `rsync --delete`, `env -S 'rm ...'`, paths built at run time.
 """
@@ -20,31 +20,31 @@ import fnmatch
 import re
 from pathlib import PurePath, PurePosixPath
 
-from vllm_bot.shellsplit import ShellSyntaxError, SimpleCommand, Word, split_commands
+from vllm_bot.shellsplit import Word
+from vllm_bot.shellwalk import Command, ShellLine, as_line, parse_line
 from vllm_bot.wrappers import command_start, program_name, shell_script, words
 
 REMOVERS = frozenset(words("rm rmdir unlink shred trash trash-put mv"))
 _FIND_GLOBAL = {"-H", "-L", "-P"}
 _FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 _FIND_NAMES = set(words("-name -iname -path -ipath -wholename -iwholename -regex -iregex"))
-_REMOVER = r"(?<![\w.-])(?:rm|rmdir|unlink|shred|trash|trash-put|mv)(?![\w.-])"
-_REMOVER_WORD = re.compile(_REMOVER)
 _GIT_WORD = re.compile(r"(^|/)\.git(/|$)", re.IGNORECASE)
 _UNKNOWN_ROOT = PurePosixPath("/\0workspace")  # never equal to a real path
 _MAX_DIRS = 32
-_MAX_DEPTH = 4
 _MAX_ALTERNATIVES = 64
-_NEAR = r"[^\n;&|]*?"
-_FALLBACK = (
-    re.compile(rf"{_REMOVER}\s{_NEAR}(?<![\w.-])\.git(?![\w.-])"),
-    re.compile(rf"(?<![\w.-])find\s{_NEAR}\.git{_NEAR}\s(?:-delete|-exec|-execdir|-ok|-okdir)\b"),
-)
 
 
-def git_removal_reason(command: str, workspace: str | PurePath | None = None) -> str | None:
+def git_removal_reason(command: str | ShellLine, workspace: str | PurePath | None = None) -> str | None:
     """Why `command` must never run (it removes or moves the workspace's `.git`); None otherwise."""
     root = PurePosixPath(str(workspace)) if workspace else _UNKNOWN_ROOT
-    return _Guard(root, [root]).line_reason(command, 0)
+    guard = _Guard(root)
+    for found in as_line(command).commands:
+        reason = guard.command_reason(found)
+        if reason:
+            return reason
+    if guard.names_git and guard.xargs_removes:
+        return _refusal(f"... .git ... | {guard.xargs_removes}")
+    return None
 
 
 def _refusal(what: str) -> str:
@@ -56,53 +56,30 @@ def _refusal(what: str) -> str:
 
 
 class _Guard:
-    """Walks the parts of one line, remembering where `cd` may have gone and what feeds `xargs`."""
+    """Follows the commands of one line, remembering where `cd` may have gone and what feeds `xargs`."""
 
-    def __init__(self, root: PurePosixPath, dirs: list[PurePosixPath]) -> None:
+    def __init__(self, root: PurePosixPath) -> None:
         self.root = root
         self.git = (root / ".git").parts
-        self.dirs = list(dirs)
-        self.names_git = False  # some part names .git (for `... | xargs rm`)
+        self.dirs = [root]
+        self.names_git = False  # some command names .git (for `... | xargs rm`)
         self.xargs_removes: str | None = None
 
-    def line_reason(self, command: str, depth: int) -> str | None:
-        if depth > _MAX_DEPTH:
-            return None
-        try:
-            parts = split_commands(command)
-        except ShellSyntaxError:
-            match = next((m for p in _FALLBACK if (m := p.search(command))), None)
-            return _refusal(match.group(0).strip()) if match else None
-        for part in parts:
-            reason = self._part_reason(part, depth)
-            if reason:
-                return reason
-        if self.names_git and self.xargs_removes:
-            return _refusal(f"... .git ... | {self.xargs_removes}")
-        return None
-
-    def _part_reason(self, part: SimpleCommand, depth: int) -> str | None:
-        texts = [w.text for w in part.words]
-        start = command_start(texts)
-        words = part.words[start:]
-        if not words:
-            return None
+    def command_reason(self, command: Command) -> str | None:
+        words = command.words
         name = program_name(words[0].text)
-        shown = " ".join(texts[start:])
-        script = shell_script(texts[start:])
-        if script is not None:
-            return _Guard(self.root, self.dirs).line_reason(script, depth + 1)
+        shown = " ".join(w.text for w in words)
         if name in ("cd", "pushd"):
             self._change_dir(words[1:])
         elif name in REMOVERS:
-            if any(program_name(t) == "xargs" for t in texts[:start]):
+            if any(program_name(t) == "xargs" for t in command.wrappers):
                 self.xargs_removes = f"xargs {name}"
             touched = [w for w in _operands(name, words[1:]) if self._touches(w)]
             if touched and not all(self._is_lock_file(w) for w in touched):
                 return _refusal(shown)
         elif name == "find":
             return _refusal(shown) if self._find_deletes_git(words[1:]) else None
-        self.names_git |= any(_GIT_WORD.search(t) for t in texts[start + 1 :])
+        self.names_git |= any(_GIT_WORD.search(w.text) for w in words[1:])
         return None
 
     def _change_dir(self, args: tuple[Word, ...]) -> None:
@@ -193,7 +170,7 @@ def _runs_remover(command: list[str]) -> bool:
         return False
     script = shell_script(command[start:])
     if script is not None:
-        return bool(_REMOVER_WORD.search(script))
+        return any(program_name(c.words[0].text) in REMOVERS for c in parse_line(script).commands)
     return program_name(command[start]) in REMOVERS
 
 

@@ -23,16 +23,19 @@ from typing import Literal
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
 from vllm_bot.gitguard import git_removal_reason
-from vllm_bot.readonly import is_read_only_command, judge_part, judge_redirect, why_not_read_only
-from vllm_bot.shellsplit import ShellSyntaxError, SimpleCommand, split_commands
-from vllm_bot.wrappers import OPEN_ENDED, command_start, program_name, shell_script, words
+from vllm_bot.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
+from vllm_bot.shellsplit import SimpleCommand
+from vllm_bot.shellwalk import ShellLine, as_line, parse_line
+from vllm_bot.wrappers import OPEN_ENDED, program_name, words
 
 __all__ = [
     "DEFAULT_TOOL_KINDS",
     "Decision",
+    "GrantScope",
     "Grants",
     "Verdict",
     "decide",
+    "grant_scope",
     "is_read_only_command",
     "remember",
 ]
@@ -141,7 +144,8 @@ def _decide_exec(
     command = call.arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return Verdict("deny", "there is no command to run")
-    danger = destructive_reason(command) or git_removal_reason(command, workspace)
+    line = parse_line(command)
+    danger = destructive_reason(line) or git_removal_reason(line, workspace)
     if danger:
         return Verdict("deny", danger)
     if mode == "full-auto":
@@ -153,32 +157,37 @@ def _decide_exec(
     if call.name in grants.tools:
         return Verdict("allow", f"you allowed {call.name} for this session")
     careful = mode == "ask"
-    if grants.commands and _covered_by_prefixes(command, grants.commands, read_only_free=not careful):
+    if grants.commands and _covered_by_prefixes(line, grants.commands, read_only_free=not careful):
         return Verdict("allow", "every part is allowed for this session")
     if careful:
         return Verdict("ask", "ask mode confirms every command")
-    not_read_only = why_not_read_only(command)
+    not_read_only = judge_line(line)
     if not_read_only is None:
         return Verdict("allow", "a read-only command")
     return Verdict("ask", not_read_only)
 
 
-def _covered_by_prefixes(command: str, prefixes: set[str], *, read_only_free: bool) -> bool:
+def _covered_by_prefixes(line: ShellLine, prefixes: set[str], *, read_only_free: bool) -> bool:
     """Every part is granted (or, outside ask mode, read-only)."""
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
+    if line.parts is None:
         return False
-    return all((read_only_free and judge_part(part) is None) or _granted(part, prefixes) for part in parts)
+    free = read_only_free
+    return all((free and judge_part(part) is None) or _granted(part, prefixes) for part in line.parts)
 
 
 def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
-    if part.assignments or any(judge_redirect(r) for r in part.redirects):
-        return False
-    if command_prefix(part) is None:
+    if _grantable_prefix(part) is None:
         return False
     words = [w.text for w in part.words]
     return any(words[: len(p.split())] == p.split() for p in prefixes)
+
+
+def _grantable_prefix(part: SimpleCommand) -> str | None:
+    """The part's `command_prefix`, or None when a grant must not cover the part: it sets variables
+    for the command or redirects into a file (an "always" answer covers neither)."""
+    if part.assignments or any(judge_redirect(r) for r in part.redirects):
+        return None
+    return command_prefix(part)
 
 
 def command_prefix(part: SimpleCommand) -> str | None:
@@ -203,6 +212,38 @@ def command_prefix(part: SimpleCommand) -> str | None:
     return first
 
 
+@dataclass(frozen=True)
+class GrantScope:
+    """What an "always for this session" answer to one call covers: exactly one of the three."""
+
+    tool: str | None = None  # every call of this tool
+    prefixes: frozenset[str] = frozenset()  # commands starting with these words
+    line: str | None = None  # this exact command line
+
+    def __str__(self) -> str:
+        if self.tool is not None:
+            return f"every {self.tool} call"
+        if self.prefixes:
+            return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(self.prefixes))
+        return f"exactly `{self.line}`"
+
+
+def grant_scope(
+    call: ToolCall,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+    mode: ApprovalMode = "auto-edit",
+) -> GrantScope:
+    """What "always" would grant for `call` (no change to any grants). Commands get argv prefixes
+    only when sandboxed; in ask mode read-only parts need grants too, so they are covered as well."""
+    if tool_kind(call.name, tool_kinds) != "exec":
+        return GrantScope(tool=call.name)
+    command = str(call.arguments.get("command", "")).strip()
+    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
+    return GrantScope(prefixes=frozenset(prefixes)) if prefixes else GrantScope(line=command)
+
+
 def remember(
     grants: Grants,
     call: ToolCall,
@@ -211,31 +252,28 @@ def remember(
     tool_kinds: Mapping[str, str] | None = None,
     mode: ApprovalMode = "auto-edit",
 ) -> str:
-    """Record an "always for this session" answer for `call`; returns what it covers, for the UI.
-    In ask mode read-only parts need grants too, so they are granted with the rest."""
-    if tool_kind(call.name, tool_kinds) != "exec":
-        grants.tools.add(call.name)
-        return f"every {call.name} call"
-    command = str(call.arguments.get("command", "")).strip()
-    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
-    if not prefixes:
-        grants.lines.add(command)
-        return f"exactly `{command}`"
-    grants.commands.update(prefixes)
-    return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(prefixes))
+    """Record an "always for this session" answer for `call` (its `grant_scope`); returns what it
+    covers, for the UI."""
+    scope = grant_scope(call, sandboxed=sandboxed, tool_kinds=tool_kinds, mode=mode)
+    if scope.tool is not None:
+        grants.tools.add(scope.tool)
+    elif scope.prefixes:
+        grants.commands.update(scope.prefixes)
+    else:
+        grants.lines.add(str(scope.line))
+    return str(scope)
 
 
 def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
+    parts = parse_line(command).parts
+    if parts is None:
         return None
     prefixes = set()
     for part in parts:
         if not read_only_too and judge_part(part) is None:
             continue
-        prefix = command_prefix(part)
-        if prefix is None or part.assignments or any(judge_redirect(r) for r in part.redirects):
+        prefix = _grantable_prefix(part)
+        if prefix is None:
             return None
         prefixes.add(prefix)
     return prefixes
@@ -252,23 +290,11 @@ def protected_path_reason(path: object) -> str | None:
     return None
 
 
-def destructive_reason(command: str) -> str | None:
+def destructive_reason(command: str | ShellLine) -> str | None:
     """Why the line must never run (wipes the system, the home directory or a disk); None otherwise."""
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError:
-        return None
-    for part in parts:
-        texts = [w.text for w in part.words]
-        words = texts[command_start(texts) :]
-        if not words:
-            continue
+    for found in as_line(command).commands:
+        words = [w.text for w in found.words]
         name = program_name(words[0])
-        script = shell_script(words)
-        if script is not None:
-            inner = destructive_reason(script)
-            if inner:
-                return inner
         if name.startswith("mkfs") or (name == "dd" and any(_is_disk(w) for w in words)):
             return f"`{name}` would overwrite a disk"
         recursive_delete = name == "find" and "-delete" in words

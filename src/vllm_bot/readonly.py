@@ -16,7 +16,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from vllm_bot.scriptcheck import awk_reason, sed_reason
-from vllm_bot.shellsplit import Redirect, ShellSyntaxError, SimpleCommand, Word, split_commands
+from vllm_bot.shellsplit import Redirect, SimpleCommand, Word
+from vllm_bot.shellwalk import ShellLine, parse_line
 from vllm_bot.wrappers import words
 
 MAX_LENGTH = 10_000
@@ -35,18 +36,22 @@ def is_read_only_command(command: str) -> bool:
 
 def why_not_read_only(command: str) -> str | None:
     """None for a read-only line; otherwise a short reason (for the approval prompt and logs)."""
-    if not command.strip():
+    return judge_line(parse_line(command))
+
+
+def judge_line(line: ShellLine) -> str | None:
+    """`why_not_read_only` for a line already split."""
+    text = line.text
+    if not text.strip():
         return "the command is empty"
-    if len(command) > MAX_LENGTH:
+    if len(text) > MAX_LENGTH:
         return f"the command is longer than {MAX_LENGTH} characters"
-    for char in command:
+    for char in text:
         if char not in _ALLOWED_CONTROL and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
             return f"the command contains the control character U+{ord(char):04X}"
-    try:
-        parts = split_commands(command)
-    except ShellSyntaxError as e:
-        return f"the command cannot be judged ({e})"
-    for part in parts:
+    if line.parts is None:
+        return f"the command cannot be judged ({line.error})"
+    for part in line.parts:
         reason = judge_part(part)
         if reason:
             return reason

@@ -1,8 +1,8 @@
 """Front ends: consumers of loop events (plain text, DEBUG log, JSON; rich in the terminal UI).
 
 A front end is an event consumer (`__call__(event)`) that also offers what the session needs from
-the user's side: `banner(info)`, `say(text)`, `error(text)`, `confirm(call, preview, reason) ->
-Answer`, `stop_live()`, `debug_stream()` and a `status` line (see ui.status).
+the user's side: `banner(info)`, `say(text)`, `error(text)`, `confirm(call, preview, reason,
+scope) -> Answer`, `stop_live()`, `debug_stream()` and a `status` line (see ui.status).
 """
 
 from __future__ import annotations

@@ -9,15 +9,10 @@ from dataclasses import dataclass
 
 from ..approval import Answer
 from ..calls import ToolCall
+from ..policy import GrantScope
 from .display import format_arguments, safe_text, split_diff
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this session (or type what to do instead): "
-ALWAYS_NOTE = {
-    "exec": "always: this command (sandboxed: commands starting the same way) runs without asking "
-    "for the rest of this session",
-    "write": "always: file writes run without asking for the rest of this session",
-    "edit": "always: file edits run without asking for the rest of this session",
-}
 
 
 @dataclass
@@ -28,12 +23,15 @@ class ApprovalView:
     summary: str | None = None  # write/edit: "create a.py (12 bytes, 1 line)"
     diff: str | None = None  # write/edit: the unified diff
     text: str | None = None  # anything else: MCP annotations, the arguments
-    always_note: str = "always: this tool runs without asking for the rest of this session"
+    always_note: str | None = None  # what an "always" answer covers (None: not known)
 
 
-def approval_view(call: ToolCall, preview: str | None, reason: str) -> ApprovalView:
-    """What the approval prompt shows for `call` (its preview comes from the executor or MCP)."""
-    note = ALWAYS_NOTE.get(call.name, ApprovalView.always_note)
+def approval_view(
+    call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
+) -> ApprovalView:
+    """What the approval prompt shows for `call` (its preview comes from the executor or MCP; the
+    scope of an "always" answer from the policy)."""
+    note = always_note(scope) if scope is not None else None
     if call.name == "exec":
         command = safe_text(str(call.arguments.get("command", "")))
         return ApprovalView("Run this command?", reason, command=command, always_note=note)
@@ -50,6 +48,12 @@ def approval_view(call: ToolCall, preview: str | None, reason: str) -> ApprovalV
     parts = [safe_text(preview)] if preview else []
     parts.append(format_arguments(call.arguments))
     return ApprovalView(f"Call {call.name}?", reason, text="\n".join(parts), always_note=note)
+
+
+def always_note(scope: GrantScope) -> str:
+    """The prompt's line on what "always" grants (an exact line is the command shown above it)."""
+    covered = "this exact command" if scope.line is not None else safe_text(str(scope), keep_newlines=False)
+    return f"always: run {covered} without asking for the rest of this session"
 
 
 def parse_answer(reply: str) -> Answer | None:

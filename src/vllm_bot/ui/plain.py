@@ -19,6 +19,7 @@ from ..events import (
     ToolCallStarted,
     TurnFinished,
 )
+from ..policy import GrantScope
 from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import safe_text
@@ -91,11 +92,13 @@ class PlainUI:
     def debug_stream(self) -> TextIO:
         return self.err
 
-    def confirm(self, call: ToolCall, preview: str | None, reason: str) -> Answer:
-        view = approval_view(call, preview, reason)
+    def confirm(
+        self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
+    ) -> Answer:
+        view = approval_view(call, preview, reason, scope)
         lines = [view.title, f"  ({view.reason})"]
         lines += [f"  $ {view.command}"] if view.command is not None else []
-        lines += [text for text in (view.summary, view.diff, view.text) if text]
+        lines += [text for text in (view.summary, view.diff, view.text, view.always_note) if text]
         self._err("\n".join(lines))
         while True:
             self.err.write(QUESTION)

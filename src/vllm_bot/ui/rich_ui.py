@@ -36,6 +36,7 @@ from ..events import (
     ToolOutput,
     TurnFinished,
 )
+from ..policy import GrantScope
 from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import (
@@ -351,10 +352,12 @@ class RichUI:
         self.stop_live()
         self.console.print(Text(text, style="bold red"))
 
-    def confirm(self, call: ToolCall, preview: str | None, reason: str) -> Answer:
+    def confirm(
+        self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
+    ) -> Answer:
         """The approval prompt: exactly what will run, then yes / no (+ a sentence) / always."""
         self._end_reply()
-        view = approval_view(call, preview, reason)
+        view = approval_view(call, preview, reason, scope)
         self.console.print(Text("? ", style="bold yellow") + Text(view.title, style="bold"))
         self.console.print(Text(f"  ({view.reason})", style="dim"))
         if view.command is not None:
@@ -365,7 +368,8 @@ class RichUI:
             self._print_diff(view.diff)
         if view.text:
             self.console.print(Text(view.text, style="dim"))
-        self.console.print(Text("  " + view.always_note, style="dim"))
+        if view.always_note:
+            self.console.print(Text("  " + view.always_note, style="dim"))
         while True:
             try:
                 answer = parse_answer(self.ask(QUESTION))
