@@ -54,6 +54,12 @@ def _describe(entry: os.DirEntry[str]) -> str:
         return entry.name  # vanished or unreadable while listing
 
 
+def missing_path(target: Path, root: Path, display: Callable[[Path], str], advice: str) -> str:
+    """ "PATH does not exist.", the close paths `suggest_paths` finds, then `advice`, as one message."""
+    parts = (f"{display(target)} does not exist.", suggest_paths(target, root, display), advice)
+    return " ".join(part for part in parts if part)
+
+
 def suggest_paths(target: Path, root: Path, display: Callable[[Path], str]) -> str:
     """A sentence naming existing paths close to the missing `target` (a real path), or ''."""
     parent = target.parent
