@@ -19,12 +19,12 @@ from .errors import EXIT_OK, UserFacingError
 from .interrupts import close_open_calls
 from .slash import SlashCommand, UnknownCommand, dispatch, load_all
 from .slash_core import ExitSession
+from .tools.listing import SKIP_DIRS
 from .ui import is_terminal
 
 PROMPT = "> "
 EXIT_HINT = "(press Ctrl-C again to exit, or Ctrl-D; /exit also works)"
 MAX_PATH_COMPLETIONS = 200
-SKIP_DIRS = {".git", ".vllm-bot", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".ruff_cache"}
 _COMMAND_LINE = re.compile(r"/[a-z][\w-]*(\s|$)")
 _CHOICES = re.compile(r"^\[?([\w-]+(?:\|[\w-]+)+)\]?$")
 
