@@ -221,8 +221,7 @@ class Repl:
                 agent.run(text)
         except KeyboardInterrupt:
             close_open_calls(agent.conversation)
-            self.front.stop_live()
-            self.front.say("Interrupted.")
+            self.front.say("Interrupted.")  # say() ends the live view itself
         except UserFacingError as e:
             close_open_calls(agent.conversation)
             self.front.error(str(e))
