@@ -1,6 +1,8 @@
+import dataclasses
 import json
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -125,6 +127,24 @@ def test_shipped_config_json_is_valid():
         ({"vllm": {"temperature": -0.1}}, "vllm.temperature", "must be 0 or more, got -0.1"),
         ({"vllm": {"retry_attempts": 0}}, "vllm.retry_attempts", "at least 1"),
         ({"agent": {"time_budget": 0}}, "agent.time_budget", "greater than 0"),
+        ({"agent": {"loop_stop_after": 0}}, "agent.loop_stop_after", "must be at least 1, got 0"),
+        ({"agent": {"loop_warn_after": 0}}, "agent.loop_warn_after", "must be at least 1, got 0"),
+        ({"context": {"compact_threshold": 5}}, "context.compact_threshold", "at most 1, got 5.0"),
+        ({"context": {"compact_threshold": 0}}, "context.compact_threshold", "greater than 0"),
+        ({"context": {"keep_recent_turns": -1}}, "context.keep_recent_turns", "0 or more"),
+        ({"tools": {"read_max_lines": 0}}, "tools.read_max_lines", "must be at least 1, got 0"),
+        ({"tools": {"exec_timeout": 0}}, "tools.exec_timeout", "at least 1"),
+        ({"tools": {"exec_kill_grace": -1}}, "tools.exec_kill_grace", "0 or more"),
+        ({"ui": {"refresh_per_second": 0}}, "ui.refresh_per_second", "greater than 0, got 0.0"),
+        ({"ui": {"output_lines": -2}}, "ui.output_lines", "0 or more"),
+        ({"mcp": {"timeout": 0}}, "mcp.timeout", "greater than 0"),
+        ({"mcp": {"startup_timeout": -1}}, "mcp.startup_timeout", "greater than 0"),
+        ({"git": {"max_file_mb": -1}}, "git.max_file_mb", "0 or more"),
+        ({"git": {"keep_sessions": -1}}, "git.keep_sessions", "0 or more"),
+        ({"telemetry": {"slow_first_token": 0}}, "telemetry.slow_first_token", "greater than 0"),
+        ({"profiles": {"p": {"top_p": 1.5}}}, "profiles.p.top_p", "at most 1, got 1.5"),
+        ({"profiles": {"p": {"temperature": -1}}}, "profiles.p.temperature", "0 or more"),
+        ({"profiles": {"p": {"context_window": 0}}}, "profiles.p.context_window", "at least 1"),
     ],
 )
 def test_values_that_make_no_sense_name_the_key_and_file(tmp_path, data, key, says):
@@ -178,4 +198,55 @@ def test_cli_rejects_an_unknown_tool_choice_with_exit_2(tmp_path):
     proc = cli("--config", str(path), "-p", "hi")
     assert proc.returncode == 2
     assert f"{path}: 'vllm.tool_choice' must be auto, none, required" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "section, small, big",
+    [("agent", "loop_warn_after", "loop_stop_after"), ("tools", "exec_timeout", "exec_max_timeout")],
+)
+def test_a_value_above_its_limit_names_both_keys_in_any_order(tmp_path, section, small, big):
+    for data in ({small: 9, big: 4}, {big: 4, small: 9}):
+        path = write(tmp_path, {section: data})
+        with pytest.raises(ConfigError) as e:
+            load_config(path, env={})
+        assert str(e.value) == f"{path}: '{section}.{small}' (9) must not be above '{section}.{big}' (4)"
+    cfg = load_config(write(tmp_path, {section: {small: 4, big: 4}}), env={})
+    assert getattr(cfg, section).__dict__[small] == getattr(cfg, section).__dict__[big] == 4
+
+
+def _sections(tp, seen):
+    """Every config dataclass reachable from `tp` (sections, MCP servers, profiles)."""
+    if tp in seen:
+        return
+    seen.add(tp)
+    for f in dataclasses.fields(tp):
+        hint = typing.get_type_hints(tp)[f.name]
+        for arg in (hint, *typing.get_args(hint)):
+            if dataclasses.is_dataclass(arg):
+                _sections(arg, seen)
+
+
+def test_every_numeric_field_declares_its_range():
+    from vllm_bot.config import Config
+    from vllm_bot.config_rules import RULE
+
+    seen: set = set()
+    _sections(Config, seen)
+    assert len(seen) >= 12
+    missing = []
+    for tp in seen:
+        hints = typing.get_type_hints(tp)
+        for f in dataclasses.fields(tp):
+            kinds = {hints[f.name], *typing.get_args(hints[f.name])}
+            if kinds & {int, float} and RULE not in f.metadata:
+                missing.append(f"{tp.__name__}.{f.name}")
+    assert missing == []
+
+
+def test_cli_rejects_loop_stop_after_0_with_exit_2(tmp_path):
+    path = write(tmp_path, {"agent": {"loop_stop_after": 0}})
+    proc = cli("--config", str(path), "-p", "hi")
+    assert proc.returncode == 2
+    assert f"{path}: 'agent.loop_stop_after' must be at least 1, got 0" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -212,3 +212,16 @@ def test_reasoning_is_not_sent_back_without_the_profile_setting():
         conv.add_results([text_result(c, "ok") for c in turn.tool_calls], turn.via)
         client.complete(conv, TOOL_DEFINITIONS, ignore)
         assert all("reasoning" not in m for m in server.requests[1]["messages"])
+
+
+def test_every_profile_setting_reaches_the_effective_profile():
+    from dataclasses import fields
+
+    from vllm_bot.profiles import SETTINGS, Profile
+
+    assert "match" not in SETTINGS and "temperature" in SETTINGS
+    assert set(SETTINGS) <= {f.name for f in fields(Profile)}
+    layer = ProfileConfig(match=["m"], top_p=0.5, stop=["x"], extra_body={"top_k": 5})
+    profile = resolve(["m"], user={"mine": layer}, shipped={})
+    assert (profile.top_p, profile.stop, profile.extra_body) == (0.5, ["x"], {"top_k": 5})
+    assert profile.origin == {"top_p": "user:mine", "stop": "user:mine", "extra_body": "user:mine"}

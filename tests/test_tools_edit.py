@@ -252,6 +252,9 @@ def test_binary_and_missing_files_are_refused_with_next_steps(tmp_path: Path) ->
     assert r.kind == "error" and "binary file (PNG image" in r.value
     r = edit(ex, "mising.png", "a", "b")
     assert r.kind == "error" and "does not exist" in r.value and "write" in r.value
+    (tmp_path / "two  spaces").mkdir()
+    r = edit(ex, "two  spaces/new.txt", "a", "b")
+    assert r.value == "two  spaces/new.txt does not exist. To create a new file use write."
 
 
 def test_preview_is_the_diff_and_writes_nothing(tmp_path: Path) -> None:

@@ -260,3 +260,11 @@ def test_a_failing_output_callback_still_leaves_no_process(tmp_path: Path) -> No
     with pytest.raises(RuntimeError, match="UI bug"):
         executor(tmp_path).execute("exec", {"command": f"echo hi; sleep {t}"}, on_output=broken_ui)
     assert survivors(t) == []
+
+
+def test_plural_takes_an_irregular_form() -> None:
+    from vllm_bot.tools.context import plural
+
+    assert plural(1, "background process", "background processes") == "1 background process"
+    assert plural(2, "background process", "background processes") == "2 background processes"
+    assert plural(1234, "line") == "1,234 lines" and plural(1, "line") == "1 line"

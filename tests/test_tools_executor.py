@@ -130,3 +130,33 @@ def test_os_errors_become_actionable_messages(ex: ToolExecutor, tmp_path: Path) 
     assert r.kind == "error" and "plain is a file, not a directory" in r.value
     r = ex.execute("write", {"path": "plain/child.txt", "content": "x"})
     assert r.kind == "error" and "a component of plain is a file, not a directory" in r.value
+
+
+class CountingHandler:
+    """A handler whose signature reads are counted (inspect.signature honours `__signature__`)."""
+
+    def __init__(self) -> None:
+        self.signature_reads = 0
+        self.cancels: list[object] = []
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        self.signature_reads += 1
+        return inspect.signature(self._shape)
+
+    def _shape(self, *, cancel=None) -> None: ...
+
+    def __call__(self, *, cancel=None) -> ToolResult:
+        self.cancels.append(cancel)
+        return ToolResult("", "", "text", "ok")
+
+
+def test_a_handlers_signature_is_read_once_not_per_call(ex: ToolExecutor) -> None:
+    definition = {"type": "function", "function": {"name": "tick", "description": "Tick.", "parameters": {}}}
+    handler = CountingHandler()
+    ex.register(definition, handler)
+    stop = threading.Event()
+    for _ in range(3):
+        assert ex.execute("tick", {}, cancel=stop).value == "ok"
+    assert handler.cancels == [stop, stop, stop]
+    assert handler.signature_reads == 1

@@ -138,6 +138,13 @@ def test_missing_paths_suggest_near_names(tmp_path: Path) -> None:
     assert "Directory nodir/ does not exist; the nearest existing is ./" in r.value
 
 
+def test_a_missing_path_with_double_spaces_is_shown_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / "my  docs").mkdir()
+    r = read(tmp_path, "my  docs/notes.txt")
+    assert r.kind == "error"
+    assert r.value == "my  docs/notes.txt does not exist. Use read on a directory to list it."
+
+
 def test_fifo_and_empty_files(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "empty").write_text("")

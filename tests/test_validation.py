@@ -101,3 +101,24 @@ def test_truncated_call_message_ends_one_sentence_once() -> None:
     assert "rest with edit). Expected write(path, content)" in message
     bare = ToolCall("c2", "write", {}, {"error": "the JSON could not be read"})
     assert "could not be read. Expected write" in (check_call(bare, TOOL_DEFINITIONS) or "")
+
+
+def test_a_schema_is_compiled_once_and_the_table_stays_bounded() -> None:
+    import jsonschema
+
+    from vllm_bot import validation
+
+    read = find_definition(TOOL_DEFINITIONS, "read")
+    assert read is not None
+    normalize_arguments(read, {"path": "a.txt"})
+    compiled = validation._validator(read["function"]["parameters"], jsonschema)
+    size = len(validation._VALIDATORS)
+    bare = {"type": "function", "function": {"name": "ping", "description": "Ping."}}
+    for _ in range(3):
+        normalize_arguments(read, {"path": "b.txt"})
+        assert normalize_arguments(bare, {}) == {}
+    assert validation._validator(read["function"]["parameters"], jsonschema) is compiled
+    assert len(validation._VALIDATORS) <= size + 1  # the bare tool's shared schema, once
+    for i in range(validation.MAX_VALIDATORS + 5):
+        validation._validator({"type": "object", "title": str(i)}, jsonschema)
+    assert len(validation._VALIDATORS) <= validation.MAX_VALIDATORS

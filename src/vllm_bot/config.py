@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .config_rules import value_problem
+from .config_rules import checked, ranged, tool_choice_problem, value_problem
 
 ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
 
@@ -32,37 +32,41 @@ class VllmConfig:
     api_key: str = "EMPTY"
     model: str = "auto"  # "auto": the first model listed by GET /v1/models
     enable_function_calling: bool = True
-    tool_choice: str = "auto"  # auto | none | required | a tool name
-    temperature: float | None = None  # None: the server's / model's default
-    max_tokens: int | None = None  # None: fit the remaining context window
-    timeout: float = 600.0  # seconds to wait for the first token (prefill on a busy GPU can be slow)
-    stream_idle_timeout: float = 60.0  # seconds without data mid-stream before the turn is retried
-    connect_timeout: float = 5.0
-    context_window: int | None = None  # overrides max_model_len from /v1/models
-    retry_attempts: int = 5  # tries per request once the server has answered (first included)
-    retry_base: float = 1.0  # seconds before the first retry; doubles, with jitter
-    retry_cap: float = 20.0  # longest single wait between retries
-    retry_window: float = 90.0  # seconds after a request's first failure by which its retries must succeed
+    tool_choice: str = checked("auto", tool_choice_problem)  # auto | none | required | a tool name
+    temperature: float | None = ranged(None, low=0)  # None: the server's / model's default
+    max_tokens: int | None = ranged(None, low=1)  # None: fit the remaining context window
+    timeout: float = ranged(600.0, above=0)  # seconds to the first token (prefill on a busy GPU is slow)
+    stream_idle_timeout: float = ranged(60.0, above=0)  # seconds without data mid-stream: retry the turn
+    connect_timeout: float = ranged(5.0, above=0)
+    context_window: int | None = ranged(None, low=1)  # overrides max_model_len from /v1/models
+    retry_attempts: int = ranged(5, low=1)  # tries per request once the server has answered (first included)
+    retry_base: float = ranged(1.0, low=0)  # seconds before the first retry; doubles, with jitter
+    retry_cap: float = ranged(20.0, low=0)  # longest single wait between retries
+    retry_window: float = ranged(90.0, above=0)  # seconds from a request's first failure to give up
 
 
 @dataclass
 class AgentConfig:
-    max_iterations: int = 50
+    max_iterations: int = ranged(50, low=1)
     approval: ApprovalMode = "auto-edit"
     debug: bool = False
-    max_malformed_replies: int = 3
-    time_budget: float | None = None  # seconds of wall clock per task; None: no limit
-    loop_warn_after: int = 3  # identical call+result repeats before the model gets a note
-    loop_stop_after: int = 5  # ... before the task stops
+    max_malformed_replies: int = ranged(3, low=1)
+    time_budget: float | None = ranged(None, above=0)  # seconds of wall clock per task; None: no limit
+    loop_warn_after: int = ranged(3, low=1)  # identical call+result repeats before the model gets a note
+    loop_stop_after: int = ranged(5, low=1)  # ... before the task stops
+
+    def check(self, key: str, source: str) -> None:
+        """Cross-field rule the type checks cannot express."""
+        _not_above(self, "loop_warn_after", "loop_stop_after", key, source)
 
 
 @dataclass
 class ContextConfig:
-    compact_threshold: float = 0.8  # compact when the prompt would pass this share of the window
-    assumed_window: int = 8192  # used (and shown as assumed) when the server does not say
-    keep_recent_turns: int = 2  # assistant turns (with their results) never summarized or shrunk
-    shrink_results_to: int = 2000  # characters kept (head + tail) of an old tool result
-    summary_max_tokens: int = 1024
+    compact_threshold: float = ranged(0.8, above=0, high=1)  # compact past this share of the window
+    assumed_window: int = ranged(8192, low=1)  # used (and shown as assumed) when the server does not say
+    keep_recent_turns: int = ranged(2, low=0)  # assistant turns (+ results) never summarized/shrunk
+    shrink_results_to: int = ranged(2000, low=0)  # characters kept (head + tail) of an old tool result
+    summary_max_tokens: int = ranged(1024, low=1)
 
 
 @dataclass
@@ -74,14 +78,18 @@ class SystemPromptConfig:
 @dataclass
 class ToolsConfig:
     allowed_paths: list[str] = field(default_factory=list)  # extra roots the file tools may use
-    exec_timeout: int = 120
-    exec_max_timeout: int = 600
-    output_limit: int = 30000  # characters of tool output the model sees (head + tail)
-    exec_kill_grace: float = 2.0  # seconds between SIGTERM and SIGKILL when a command is stopped
-    exec_spill_bytes: int = 50_000_000  # full exec output saved under .vllm-bot/outputs/, at most this
+    exec_timeout: int = ranged(120, low=1)
+    exec_max_timeout: int = ranged(600, low=1)
+    output_limit: int = ranged(30000, low=1)  # characters of tool output the model sees (head + tail)
+    exec_kill_grace: float = ranged(2.0, low=0)  # seconds from SIGTERM to SIGKILL on a stop
+    exec_spill_bytes: int = ranged(50_000_000, low=0)  # most bytes of exec output saved in .vllm-bot/outputs/
     exec_env: dict[str, str] = field(default_factory=dict)  # extra environment for exec, e.g. {"CI": "1"}
-    read_max_lines: int = 2000  # lines read shows when the model gives no limit
-    read_max_chars: int = 64000  # characters one read shows at most (it stops at a whole line)
+    read_max_lines: int = ranged(2000, low=1)  # lines read shows when the model gives no limit
+    read_max_chars: int = ranged(64000, low=1)  # characters one read shows at most (it stops at a whole line)
+
+    def check(self, key: str, source: str) -> None:
+        """Cross-field rule the type checks cannot express."""
+        _not_above(self, "exec_timeout", "exec_max_timeout", key, source)
 
 
 SandboxMode = Literal["auto", "bwrap", "off"]
@@ -106,7 +114,7 @@ class McpServerConfig:
     cwd: str | None = None  # relative to the workspace; default: the workspace
     url: str | None = None  # HTTP: the endpoint, e.g. http://127.0.0.1:8931/mcp
     headers: dict[str, str] = field(default_factory=dict)  # "${VAR}" expanded like env
-    timeout: float | None = None  # seconds per call; None: mcp.timeout
+    timeout: float | None = ranged(None, above=0, says="a positive number of seconds")  # None: mcp.timeout
     allow: bool | list[str] = False  # true: every tool runs without asking; or a list of tool names
     enabled: bool = True
 
@@ -117,23 +125,21 @@ class McpServerConfig:
                 f"{source}: '{key}' needs exactly one of 'command' (a local stdio server) "
                 "or 'url' (an HTTP server)"
             )
-        if self.timeout is not None and self.timeout <= 0:
-            raise ConfigError(f"{source}: '{key}.timeout' must be a positive number of seconds")
 
 
 @dataclass
 class McpConfig:
     servers: dict[str, McpServerConfig] = field(default_factory=dict)
-    timeout: float = 60.0  # seconds for one tool call (a server may override it)
-    startup_timeout: float = 30.0  # seconds to start a server and list its tools
+    timeout: float = ranged(60.0, above=0)  # seconds for one tool call (a server may override it)
+    startup_timeout: float = ranged(30.0, above=0)  # seconds to start a server and list its tools
 
 
 @dataclass
 class GitConfig:
     checkpoints: bool = True  # snapshot the workspace before each user turn that changes files
     auto_commit: bool = False  # commit the agent's changes after each turn (git repositories only)
-    keep_sessions: int = 20  # checkpoints of older sessions are deleted (git gc frees their objects)
-    max_file_mb: int = 50  # new untracked files bigger than this stay out of snapshots (0: no limit)
+    keep_sessions: int = ranged(20, low=0)  # sessions whose checkpoints are kept (older: deleted)
+    max_file_mb: int = ranged(50, low=0)  # bigger new untracked files skip snapshots (0: no limit)
     # Never snapshotted in a workspace without git (a git repository uses its own .gitignore).
     private_excludes: list[str] = field(
         default_factory=lambda: ["node_modules/", ".venv/", "venv/", "__pycache__/", "*.pyc", ".tox/"]
@@ -143,8 +149,8 @@ class GitConfig:
 @dataclass
 class UiConfig:
     show_reasoning: bool = False  # show the model's reasoning (dimmed) instead of a one-line summary
-    refresh_per_second: float = 8.0  # redraws of the live terminal view at most (cost: CPU per token)
-    output_lines: int = 10  # lines of a running command's output shown live (its tail)
+    refresh_per_second: float = ranged(8.0, above=0)  # live view redraws at most (cost: CPU per token)
+    output_lines: int = ranged(10, low=0)  # lines of a running command's output shown live (its tail)
 
 
 @dataclass
@@ -153,18 +159,18 @@ class ProfileConfig:
 
     match: list[str] = field(default_factory=list)  # globs on the served name or root; "re:" = regex
     tool_call_mode: Literal["native", "text"] | None = None
-    temperature: float | None = None
-    top_p: float | None = None
+    temperature: float | None = ranged(None, low=0)
+    top_p: float | None = ranged(None, above=0, high=1)
     stop: list[str] | None = None
     keep_reasoning: bool | None = None  # send reasoning back between tool calls
-    context_window: int | None = None
+    context_window: int | None = ranged(None, low=1)
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)  # e.g. top_k, min_p, repetition_penalty
 
 
 @dataclass
 class TelemetryConfig:
-    slow_first_token: float = 5.0  # seconds: a wait this long reads /metrics to explain it
+    slow_first_token: float = ranged(5.0, above=0)  # seconds: a wait this long reads /metrics to explain it
     metrics: bool = True  # allow reading the server's /metrics page (only for slow replies)
 
 
@@ -244,7 +250,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "") -> None:
-    """Merge a nested mapping into dataclass `obj`, checking keys and types."""
+    """Merge a nested mapping into dataclass `obj`, checking keys, types, each field's rule
+    (config_rules) and then the object's own cross-field `check(key, source)` if it has one."""
     fields = {f.name: f for f in dataclasses.fields(obj) if f.compare}
     hints = typing.get_type_hints(type(obj))
     for key, value in data.items():
@@ -260,10 +267,21 @@ def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "")
             apply_mapping(current, value, source, dotted + ".")
         else:
             value = coerce(value, hints[key], dotted, source)
-            problem = value_problem(dotted, value)
+            problem = value_problem(fields[key], value)
             if problem is not None:
                 raise ConfigError(f"{source}: '{dotted}' {problem}")
             setattr(obj, key, value)
+    check = getattr(obj, "check", None)
+    if check is not None and prefix:
+        check(prefix.removesuffix("."), source)
+
+
+def _not_above(obj: Any, small: str, big: str, key: str, source: str) -> None:
+    if getattr(obj, small) > getattr(obj, big):
+        raise ConfigError(
+            f"{source}: '{key}.{small}' ({getattr(obj, small)}) must not be above '{key}.{big}' "
+            f"({getattr(obj, big)})"
+        )
 
 
 def set_key(cfg: Config, dotted: str, value: Any, source: str) -> None:
@@ -326,9 +344,6 @@ def _coerce_item(value: Any, tp: Any, key: str, source: str) -> Any:
             raise ConfigError(f"{source}: '{key}' must be an object, got {_describe(value)}")
         item = tp()
         apply_mapping(item, value, source, key + ".")
-        check = getattr(item, "check", None)
-        if check is not None:
-            check(key, source)
         return item
     return coerce(value, tp, key, source)
 

@@ -1,52 +1,88 @@
-"""What a config value must be beyond its type: number ranges and the allowed `vllm.tool_choice`.
+"""What a config value must be beyond its type, declared on the dataclass field itself.
 
-`config.apply_mapping` asks `value_problem` for every leaf it sets, so a value that makes no sense
-(`agent.max_iterations: 0`, `vllm.tool_choice: "bogus"`) is a config error naming the key and the
-layer it came from (file, environment variable or command line), exactly like a wrong type.
+A numeric field is declared with `ranged(default, ...)` (its range lives in the field's metadata) and
+`vllm.tool_choice` with `checked(default, tool_choice_problem)`. `config.apply_mapping` asks
+`value_problem` for every field it sets, so a value that makes no sense (`agent.max_iterations: 0`,
+`vllm.tool_choice: "bogus"`) is a config error naming the key and the layer it came from (file,
+environment variable or command line), exactly like a wrong type. A test checks that every numeric
+field of every section declares a range, so a new field cannot skip the check.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .mcp.names import NAME_RE, PREFIX
 from .tooldefs import TOOL_DEFINITIONS, tool_names
 
 TOOL_CHOICE_MODES = ("auto", "none", "required")
+RULE = "rule"  # the metadata key: a callable(value) -> problem or None
 
-Rule = tuple[Callable[[Any], bool], str]  # (holds for a good value, what a good value is)
-_AT_LEAST_1: Rule = (lambda v: v >= 1, "at least 1")
-_POSITIVE: Rule = (lambda v: v > 0, "greater than 0")
-_NOT_NEGATIVE: Rule = (lambda v: v >= 0, "0 or more")
-
-# dotted key -> rule; None (where the type allows it) always passes.
-NUMBER_RULES: dict[str, Rule] = {
-    "vllm.temperature": _NOT_NEGATIVE,
-    "vllm.max_tokens": _AT_LEAST_1,
-    "vllm.timeout": _POSITIVE,
-    "vllm.stream_idle_timeout": _POSITIVE,
-    "vllm.retry_window": _POSITIVE,
-    "vllm.connect_timeout": _POSITIVE,
-    "vllm.context_window": _AT_LEAST_1,
-    "vllm.retry_attempts": _AT_LEAST_1,
-    "vllm.retry_base": _NOT_NEGATIVE,
-    "vllm.retry_cap": _NOT_NEGATIVE,
-    "agent.max_iterations": _AT_LEAST_1,
-    "agent.max_malformed_replies": _AT_LEAST_1,
-    "agent.time_budget": _POSITIVE,
-}
+Rule = Callable[[Any], "str | None"]
 
 
-def value_problem(key: str, value: Any) -> str | None:
-    """Why `value` (already of the right type) makes no sense for dotted `key`; None if it does."""
-    if key == "vllm.tool_choice":
-        return None if is_tool_choice(value) else _TOOL_CHOICE_HELP + f", got {json.dumps(value)}"
-    rule = NUMBER_RULES.get(key)
-    if rule is None or value is None or rule[0](value):
+@dataclass(frozen=True)
+class Range:
+    """Bounds for a number: `low` inclusive, `above` exclusive, `high` inclusive (None: unbounded)."""
+
+    low: float | None = None
+    above: float | None = None
+    high: float | None = None
+    says: str | None = None  # what a good value is, when the bounds alone read badly
+
+    def __call__(self, value: Any) -> str | None:
+        good = (
+            (self.low is None or value >= self.low)
+            and (self.above is None or value > self.above)
+            and (self.high is None or value <= self.high)
+        )
+        return None if good else f"must be {self.says or self.wording()}, got {json.dumps(value)}"
+
+    def wording(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"between {self.low:g} and {self.high:g}"
+        parts = []
+        if self.above is not None:
+            parts.append(f"greater than {self.above:g}")
+        if self.low is not None:
+            parts.append("0 or more" if self.low == 0 else f"at least {self.low:g}")
+        if self.high is not None:
+            parts.append(f"at most {self.high:g}")
+        return " and ".join(parts)
+
+
+def ranged(
+    default: Any,
+    *,
+    low: float | None = None,
+    above: float | None = None,
+    high: float | None = None,
+    says: str | None = None,
+) -> Any:
+    """A dataclass field whose value (when not None) must lie in the given range."""
+    return checked(default, Range(low, above, high, says))
+
+
+def checked(default: Any, rule: Rule) -> Any:
+    """A dataclass field whose value (when not None) must satisfy `rule` (returns a problem or None)."""
+    return dataclasses.field(default=default, metadata={RULE: rule})
+
+
+def value_problem(field: dataclasses.Field[Any], value: Any) -> str | None:
+    """Why `value` (already of the field's type) makes no sense for `field`; None if it does."""
+    rule = field.metadata.get(RULE)
+    if rule is None or value is None:
         return None
-    return f"must be {rule[1]}, got {json.dumps(value)}"
+    problem: str | None = rule(value)
+    return problem
+
+
+def tool_choice_problem(value: str) -> str | None:
+    return None if is_tool_choice(value) else _TOOL_CHOICE_HELP + f", got {json.dumps(value)}"
 
 
 def is_tool_choice(value: str) -> bool:

@@ -26,6 +26,7 @@ from vllm_bot.gitguard import git_removal_reason
 from vllm_bot.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
 from vllm_bot.shellsplit import SimpleCommand
 from vllm_bot.shellwalk import ShellLine, as_line, parse_line
+from vllm_bot.statedir import PROTECTED_NAMES
 from vllm_bot.wrappers import OPEN_ENDED, program_name, words
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
 
 Decision = Literal["allow", "ask", "deny"]
 DEFAULT_TOOL_KINDS: dict[str, str] = {"read": "read", "write": "edit", "edit": "edit", "exec": "exec"}
-PROTECTED_DIRS = (".git", ".vllm-bot")
 
 # Tools whose second word names what they do (`git commit`, `npm test`): a grant covers both words.
 _SUBCOMMAND_TOOLS = set(
@@ -284,7 +284,7 @@ def protected_path_reason(path: object) -> str | None:
     if not isinstance(path, str):
         return None
     parts = [p.lower() for p in PurePosixPath(path.replace("\\", "/")).parts]
-    for name in PROTECTED_DIRS:
+    for name in PROTECTED_NAMES:
         if name in parts:
             return f"{path} is inside {name}/, which the agent must not change"
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,16 +19,8 @@ from typing import Any
 from .config import ConfigError, ProfileConfig, coerce
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
-SETTINGS = (
-    "tool_call_mode",
-    "temperature",
-    "top_p",
-    "stop",
-    "keep_reasoning",
-    "context_window",
-    "chat_template_kwargs",
-    "extra_body",
-)
+# Every ProfileConfig field but `match` is a setting that Profile carries too.
+SETTINGS = tuple(f.name for f in fields(ProfileConfig) if f.name != "match")
 
 
 @dataclass

@@ -19,12 +19,12 @@ from .errors import EXIT_OK, UserFacingError
 from .interrupts import close_open_calls
 from .slash import SlashCommand, UnknownCommand, dispatch, load_all
 from .slash_core import ExitSession
+from .tools.listing import SKIP_DIRS
 from .ui import is_terminal
 
 PROMPT = "> "
 EXIT_HINT = "(press Ctrl-C again to exit, or Ctrl-D; /exit also works)"
 MAX_PATH_COMPLETIONS = 200
-SKIP_DIRS = {".git", ".vllm-bot", "__pycache__", "node_modules", ".venv", ".mypy_cache", ".ruff_cache"}
 _COMMAND_LINE = re.compile(r"/[a-z][\w-]*(\s|$)")
 _CHOICES = re.compile(r"^\[?([\w-]+(?:\|[\w-]+)+)\]?$")
 
@@ -221,8 +221,7 @@ class Repl:
                 agent.run(text)
         except KeyboardInterrupt:
             close_open_calls(agent.conversation)
-            self.front.stop_live()
-            self.front.say("Interrupted.")
+            self.front.say("Interrupted.")  # say() ends the live view itself
         except UserFacingError as e:
             close_open_calls(agent.conversation)
             self.front.error(str(e))

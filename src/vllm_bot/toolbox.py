@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,10 +32,12 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
     from .tools import ToolError, ToolExecutor
 
     status = probe(config.sandbox)
+    box = config.sandbox
     if config.source != "defaults":
-        # the config file may hold the API key: commands must not read it, wherever it lives
-        config.sandbox.hidden_paths = [*config.sandbox.hidden_paths, config.source]
-    sandbox = Sandbox(workspace, config.sandbox, status)
+        # the config file may hold the API key: commands must not read it, wherever it lives (a copy,
+        # so /config still shows what the user configured)
+        box = dataclasses.replace(box, hidden_paths=[*box.hidden_paths, config.source])
+    sandbox = Sandbox(workspace, box, status)
 
     def wrap(argv: list[str]) -> list[str]:
         try:

@@ -169,15 +169,21 @@ def _not_a_string(name: str, value: list[Any] | dict[str, Any], got: str) -> str
     return f"expected a string, got {kind} {got}; {fix}"
 
 
-_VALIDATORS: dict[str, Any] = {}  # schema JSON -> compiled validator (built once, not per call)
+# id(schema) -> (schema, its compiled validator): built once per schema object, not per call. The
+# schema is kept so its id cannot be reused by another object while the entry exists; the table is
+# emptied when it grows past MAX_VALIDATORS (MCP servers that reconnect bring new schema objects).
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+MAX_VALIDATORS = 512
+_ANY_OBJECT: dict[str, Any] = {"type": "object"}  # the schema of a tool that declares no parameters
 
 
 def _validator(schema: dict[str, Any], jsonschema: Any) -> Any:
-    key = json.dumps(schema, sort_keys=True)
-    validator = _VALIDATORS.get(key)
-    if validator is None:
-        validator = _VALIDATORS[key] = jsonschema.Draft202012Validator(schema)
-    return validator
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_VALIDATORS) >= MAX_VALIDATORS:
+            _VALIDATORS.clear()
+        entry = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
+    return entry[1]
 
 
 def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]:
@@ -189,7 +195,7 @@ def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]
             f"arguments must be a JSON object, got {type(args).__name__}. "
             f"Expected {expected_shape(definition)}"
         )
-    schema = definition["function"].get("parameters") or {"type": "object"}
+    schema = definition["function"].get("parameters") or _ANY_OBJECT
     tool = definition["function"]["name"]
     json_text = frozenset(arg for t, arg in JSON_TEXT_ARGUMENTS if t == tool)
     fixed = coerce_arguments(schema, map_argument_names(schema, args), json_text)

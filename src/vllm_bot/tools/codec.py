@@ -71,6 +71,10 @@ class TextFormat:
             data = data[len(self.bom) :]
         return data.decode(self.encoding, self.errors)
 
+    def decode_lossy(self, data: bytes) -> str:
+        """The text for showing or diffing: undecodable bytes become U+FFFD, no leading BOM."""
+        return data.decode(self.encoding, "replace").removeprefix("\ufeff")
+
     def encode(self, text: str) -> bytes:
         return self.bom + text.encode(self.encoding, self.errors)
 

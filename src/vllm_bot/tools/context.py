@@ -68,8 +68,9 @@ def human_size(n: int) -> str:
     return f"{n} B"  # pragma: no cover - the loop always returns
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """ "1 line", "3 lines"; `words` is the plural form when adding "s" is wrong ("processes")."""
+    return f"{n:,} " + (word if n == 1 else words or word + "s")
 
 
 def count_lines(text: str) -> int:

@@ -16,7 +16,7 @@ from .codec import TextFormat, detect_format, newline_style, sniff_binary, unenc
 from .context import ToolContext, ToolError, human_size, ok, plural
 from .diffs import Span, spans_diff
 from .fileio import StaleFileError, atomic_write, read_all
-from .listing import suggest_paths
+from .listing import missing_path
 from .matching import already_applied, explain_no_match, find_spans, line_numbers, span_newline, with_newlines
 
 DIFF_LINES = 80
@@ -83,8 +83,7 @@ def plan_edit(ctx: ToolContext, path: str, old: str, new: str, replace_all: bool
     target = ctx.paths.resolve(path, write=True)
     shown = ctx.display(target)
     if not os.path.lexists(target):
-        hint = suggest_paths(target, ctx.paths.root, ctx.display)
-        raise ToolError(f"{shown} does not exist. {hint} To create a new file use write.".replace("  ", " "))
+        raise ToolError(missing_path(target, ctx.paths.root, ctx.display, "To create a new file use write."))
     raw, st = read_all(target, shown, lambda fd: ctx.paths.check_fd(fd, path, write=True))
     fmt, text = _decode(raw, shown)
     stale = ctx.seen.changed(target, st, raw)

@@ -64,6 +64,8 @@ class ToolExecutor:
             n: builtins[n] for n in tool_names(self.definitions) if n in builtins
         }
         self._previews: dict[str, Callable[..., str]] = {"write": preview_write, "edit": preview_edit}
+        # Which of CONTEXT_PARAMS each handler takes, read from its signature once, not per call.
+        self._extras = {n: _keyword_extras(h) for n, h in self.handlers.items()}
 
     def register(self, definition: dict[str, Any], handler: Handler) -> None:
         """Serve an extra tool (e.g. from MCP). `handler(**arguments)` returns a ToolResult (ids are
@@ -75,6 +77,7 @@ class ToolExecutor:
         if find_definition(self.definitions, name) is None:
             self.definitions.append(definition)
         self.handlers[name] = handler
+        self._extras[name] = _keyword_extras(handler)
 
     def available(self) -> list[str]:
         return [n for n in tool_names(self.definitions) if n in self.handlers]
@@ -100,7 +103,9 @@ class ToolExecutor:
         except ArgumentError as e:
             return ToolResult(call_id, name, "error", str(e))
         extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline}
-        accepted = _keyword_extras(handler)
+        accepted = self._extras.get(name)
+        if accepted is None:  # a handler put into `handlers` directly
+            accepted = self._extras[name] = _keyword_extras(handler)
         try:
             result = handler(**arguments, **{k: v for k, v in extras.items() if k in accepted})
         except ToolError as e:
@@ -140,9 +145,10 @@ class ToolExecutor:
         return f"Unknown tool '{name}'.{guess} Available tools: {', '.join(names)}. Call one of these."
 
 
-def _keyword_extras(handler: Handler) -> set[str]:
+def _keyword_extras(handler: Handler) -> frozenset[str]:
     try:
         params = inspect.signature(handler).parameters
     except (TypeError, ValueError):
-        return set()
-    return {n for n in CONTEXT_PARAMS if n in params and params[n].kind is inspect.Parameter.KEYWORD_ONLY}
+        return frozenset()
+    keyword_only = inspect.Parameter.KEYWORD_ONLY
+    return frozenset(n for n in CONTEXT_PARAMS if n in params and params[n].kind is keyword_only)

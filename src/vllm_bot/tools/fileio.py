@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import ToolError
+from .seen import identity
 
 TEMP_MARK = ".vllm-bot-tmp."
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -149,12 +150,7 @@ def _lstat_at(dfd: int, name: str) -> os.stat_result | None:
 def _check_unchanged(now: os.stat_result | None, expect: os.stat_result | None) -> None:
     if expect is None:
         return
-    if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (
-        expect.st_dev,
-        expect.st_ino,
-        expect.st_size,
-        expect.st_mtime_ns,
-    ):
+    if now is None or identity(now) != identity(expect):
         raise StaleFileError
 
 

@@ -9,11 +9,16 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..statedir import STATE_DIR_NAME
 from .context import human_size
 
 LIST_MAX_ENTRIES = 500
 _SCAN_MAX_ENTRIES = 20000  # bounded cost of the near-name search on huge trees
-_SKIP_DIRS = {".git", ".hg", ".svn", ".vllm-bot", "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+# Not searched for similar names nor offered as completions: version control, our state, caches, venvs.
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", STATE_DIR_NAME, "node_modules", "__pycache__", ".venv", "venv", ".tox"}
+    | {".mypy_cache", ".ruff_cache", ".pytest_cache"}
+)
 
 
 def list_directory(directory: Path, shown: str, limit: int = LIST_MAX_ENTRIES) -> str:
@@ -52,6 +57,12 @@ def _describe(entry: os.DirEntry[str]) -> str:
         return f"{entry.name}  ({human_size(entry.stat(follow_symlinks=False).st_size)})"
     except OSError:
         return entry.name  # vanished or unreadable while listing
+
+
+def missing_path(target: Path, root: Path, display: Callable[[Path], str], advice: str) -> str:
+    """ "PATH does not exist.", the close paths `suggest_paths` finds, then `advice`, as one message."""
+    parts = (f"{display(target)} does not exist.", suggest_paths(target, root, display), advice)
+    return " ".join(part for part in parts if part)
 
 
 def suggest_paths(target: Path, root: Path, display: Callable[[Path], str]) -> str:
@@ -103,7 +114,7 @@ def _find_by_name(root: Path, name: str, max_depth: int = 4, max_hits: int = 5) 
                         hits.append(Path(entry.path))
                     if (
                         depth < max_depth
-                        and entry.name not in _SKIP_DIRS
+                        and entry.name not in SKIP_DIRS
                         and entry.is_dir(follow_symlinks=False)
                     ):
                         queue.append((Path(entry.path), depth + 1))

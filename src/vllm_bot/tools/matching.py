@@ -14,6 +14,7 @@ import heapq
 import re
 from collections.abc import Sequence
 
+from .codec import newline_style
 from .diffs import Span
 
 FUZZY_LINES = 200_000
@@ -90,8 +91,7 @@ def explain_no_match(text: str, old: str, shown: str) -> str:
         body = _closest_hint(lines, old_lines)
     if body is None:
         body = f"No similar lines found. Use read on {shown} to see its current content."
-    crs = text.count("\r") - text.count("\r\n")
-    if crs > text.count("\n"):
+    if newline_style(text) == "\r":
         body += " Note: the file uses CR (\\r) line endings, so multi-line oldText cannot match."
     return f"{head} {body}\nNo change was made. {_COPY_EXACTLY}"
 

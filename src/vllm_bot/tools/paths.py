@@ -13,11 +13,8 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ..statedir import PROTECTED_NAMES
 from .errors import ToolError
-
-# The agent's own state, and the git directory: git on the host reads its config, hooks, commondir,
-# ... and runs what they say, so the file tools change nothing in it (commands use git itself).
-PROTECTED_NAMES = (".vllm-bot", ".git")
 
 
 def _real(path: str | os.PathLike[str]) -> Path:

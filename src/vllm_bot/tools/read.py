@@ -16,7 +16,7 @@ from ..calls import ToolResult
 from .codec import TextFormat, detect_format, sniff_binary
 from .context import ToolContext, ToolError, human_size, ok
 from .fileio import open_regular
-from .listing import list_directory, suggest_paths
+from .listing import list_directory, missing_path
 
 LINE_CHARS = 2000
 LINE_BYTES = LINE_CHARS * 4 + 4
@@ -33,9 +33,8 @@ def read_tool(ctx: ToolContext, path: str, offset: int | None = None, limit: int
     target = ctx.paths.resolve(path)
     shown = ctx.display(target)
     if not os.path.lexists(target):
-        hint = suggest_paths(target, ctx.paths.root, ctx.display)
         raise ToolError(
-            f"{shown} does not exist. {hint} Use read on a directory to list it.".replace("  ", " ")
+            missing_path(target, ctx.paths.root, ctx.display, "Use read on a directory to list it.")
         )
     if os.path.isdir(target):
         fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -89,7 +88,7 @@ class _Window:
                 f"`iconv -f {self.fmt.encoding} -t utf-8 {self.shown} | sed -n '1,200p'`."
             )
         f.seek(0)
-        body = f.read().decode(self.fmt.encoding, "replace").removeprefix("\ufeff")
+        body = self.fmt.decode_lossy(f.read())
         lines = body.split("\n")
         if lines[-1] == "":
             lines.pop()

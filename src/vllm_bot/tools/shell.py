@@ -262,8 +262,8 @@ def _result(ctx: ToolContext, run: Run, limit: float, notes: list[str], budgeted
         status = f"Exit code {run.returncode} ({took})."
     if run.leftovers:
         notes.append(
-            f"stopped {plural(run.leftovers, 'background process')} the command left running "
-            "(exec keeps no background jobs)".replace("processs", "processes")
+            f"stopped {plural(run.leftovers, 'background process', 'background processes')} the command "
+            "left running (exec keeps no background jobs)"
         )
     text = run.capture.render(ctx.display) if run.capture.total else "(no output)"
     if notes:

@@ -90,7 +90,7 @@ def plan_write(ctx: ToolContext, path: str, content: str) -> WritePlan:
     fmt = UTF8
     if sniff_binary(old[:8192]) is None:
         old_fmt = detect_format(old)
-        plan.old_text = old.decode(old_fmt.encoding, "replace").removeprefix("\ufeff")
+        plan.old_text = old_fmt.decode_lossy(old)
         fmt, plan.text = _keep_format(old_fmt, plan.old_text, content, plan.notes)
     plan.data = fmt.encode(plan.text)
     return plan
