@@ -172,13 +172,14 @@ class ModelClient:
         compacted_after_error = False
         while True:
             native = self.function_calling
-            messages, max_tokens = self._prepare(conversation, definitions, native, emit)
+            messages, max_tokens = self._prepare(conversation, definitions, native, emit, deadline)
             try:
                 return self.retrier.run(
                     functools.partial(
                         self._request, messages, definitions, native, max_tokens, emit=emit, until=deadline
                     ),
                     emit,
+                    until=deadline,
                 )
             except ToolChoiceUnsupported as e:
                 self.function_calling = False
@@ -188,7 +189,7 @@ class ModelClient:
                 if compacted_after_error:
                     raise ContextOverflow(_overflow_message(e.message)) from None
                 compacted_after_error = True
-                self.compact(conversation, definitions, emit, force=True)
+                self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
@@ -207,7 +208,12 @@ class ModelClient:
         )
 
     def _prepare(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool, emit: Emit
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        native: bool,
+        emit: Emit,
+        deadline: float | None,
     ) -> tuple[list[dict[str, Any]], int]:
         clipped = self.context.clip_new_results(conversation)
         if clipped:
@@ -216,7 +222,7 @@ class ModelClient:
         messages = self._build(conversation, definitions, native)
         prompt = self.context.estimate(messages, tools)
         if self.context.over_budget(prompt):
-            self.compact(conversation, definitions, emit)
+            self.compact(conversation, definitions, emit, deadline=deadline)
             messages = self._build(conversation, definitions, native)
             prompt = self.context.estimate(messages, tools)
         if not self.context.fits(prompt):
@@ -234,12 +240,13 @@ class ModelClient:
         emit: Emit,
         *,
         force: bool = False,
+        deadline: float | None = None,
     ) -> str:
         """Shrink and summarize old history (also `/compact`); returns what was done."""
         result = self.context.compact(
             conversation,
             lambda: self.measure(conversation, definitions),
-            lambda text: self.summarize(text, emit),
+            lambda text: self.summarize(text, emit, deadline=deadline),
             force=force,
         )
         emit(Notice("info", result.describe()))
@@ -264,16 +271,7 @@ class ModelClient:
             self.trace.record("request", params)
         started = time.monotonic()
         with translate_errors(self, native):
-            stream = self.sdk.chat.completions.create(**params)
-            self.answered = True
-            try:
-                waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
-                chunks = with_deadlines(stream, *waits, until)
-                reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
-            finally:
-                stream.close()
-            if reply.finish_reason is None:
-                raise _incomplete(self.config.base_url)
+            reply = self._stream(params, silent, until, emit, definitions)
             if _broken_native_arguments(reply):
                 reply = self._retry_unstreamed(params, reply, emit)
         turn = self._to_turn(reply, definitions, native, emit)
@@ -282,6 +280,27 @@ class ModelClient:
         first = reply.first_token_at - started if reply.first_token_at else None
         emit(TurnFinished(turn, time.monotonic() - started, first))
         return turn
+
+    def _stream(
+        self,
+        params: dict[str, Any],
+        silent: float,
+        until: float | None,
+        emit: Emit,
+        definitions: list[dict[str, Any]] | None = None,
+    ) -> RawReply:
+        """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
+        stream = self.sdk.chat.completions.create(**params)
+        self.answered = True
+        try:
+            waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
+            chunks = with_deadlines(stream, *waits, until)
+            reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
+        finally:
+            stream.close()
+        if reply.finish_reason is None:
+            raise _incomplete(self.config.base_url)
+        return reply
 
     def _retry_unstreamed(self, params: dict[str, Any], streamed: RawReply, emit: Emit) -> RawReply:
         """Some model/parser pairs stream broken tool-call arguments; unstreamed, the request often parses."""
@@ -352,30 +371,33 @@ class ModelClient:
 
     # -- summaries for compaction ---------------------------------------------------------------
 
-    def summarize(self, transcript: str, emit: Emit = ignore) -> str:
-        """One request without tools: the model summarizes its earlier work (compaction only)."""
+    def summarize(self, transcript: str, emit: Emit = ignore, *, deadline: float | None = None) -> str:
+        """One request without tools: the model summarizes its earlier work (compaction only). It
+        streams under the same stall and task deadlines as a turn; its text is not displayed."""
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [
                 {"role": "system", "content": self.compact_prompt()},
                 {"role": "user", "content": transcript},
             ],
+            "stream": True,
+            "stream_options": {"include_usage": True},
             "max_tokens": self.context.config.summary_max_tokens,
         }
         if self.config.temperature is not None:
             params["temperature"] = self.config.temperature
 
         def ask(attempt: int, silent: float) -> str:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise DeadlineReached()
             emit(RequestStarted("summary", 2, attempt))
             if self.trace:
                 self.trace.record("request", params)
             with translate_errors(self):
-                completion = self.sdk.chat.completions.create(**params)
-            if self.trace:
-                self.trace.record("response", completion)
-            return split_reasoning(reply_from_completion(completion).content)[1]
+                reply = self._stream(params, silent, deadline, ignore)
+            return split_reasoning(reply.content)[1]
 
-        return self.retrier.run(ask, emit)
+        return self.retrier.run(ask, emit, until=deadline)
 
 
 def _model_cards(answer: Any, base_url: str, answered_before: bool) -> list[dict[str, Any]]:
