@@ -374,18 +374,11 @@ class ModelClient:
     def summarize(self, transcript: str, emit: Emit = ignore, *, deadline: float | None = None) -> str:
         """One request without tools: the model summarizes its earlier work (compaction only). It
         streams under the same stall and task deadlines as a turn; its text is not displayed."""
-        params: dict[str, Any] = {
-            "model": self.model,
-            "messages": [
-                {"role": "system", "content": self.compact_prompt()},
-                {"role": "user", "content": transcript},
-            ],
-            "stream": True,
-            "stream_options": {"include_usage": True},
-            "max_tokens": self.context.config.summary_max_tokens,
-        }
-        if self.config.temperature is not None:
-            params["temperature"] = self.config.temperature
+        messages = [
+            {"role": "system", "content": self.compact_prompt()},
+            {"role": "user", "content": transcript},
+        ]
+        params = self._params(messages, [], False, self.context.config.summary_max_tokens)
 
         def ask(attempt: int, silent: float) -> str:
             if deadline is not None and time.monotonic() >= deadline:
