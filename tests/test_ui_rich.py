@@ -10,6 +10,7 @@ from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult, Usage
 from vllm_bot.config import UiConfig
 from vllm_bot.events import (
     CallsDetected,
+    FirstToken,
     ModeSwitched,
     Notice,
     ReasoningDelta,
@@ -218,3 +219,19 @@ def test_banner_and_say_print_model_text_literally():
     ui.say("[red]not markup[/red]")
     shown = plain(out)
     assert "DEMO" in shown and "m[bold]x" in shown and "[red]not markup[/red]" in shown
+
+
+def test_the_spinner_stops_saying_waiting_once_a_reply_of_only_tool_calls_streams():
+    ui, _, _ = make_ui()
+
+    def live_line():
+        screen = Console(file=io.StringIO(), width=100)
+        screen.print(ui._view)
+        return screen.file.getvalue()
+
+    ui(RequestStarted("native", 3))
+    assert "Waiting for the model" in live_line()
+    ui(FirstToken())
+    assert "Receiving the reply" in live_line()
+    ui(TurnFinished(AssistantTurn("", [ToolCall("1", "read", {"path": "a"})]), 1.0, 0.2))
+    assert ui._live is None
