@@ -129,16 +129,23 @@ class ModelClient:
         models = self.list_models()
         if not models:
             raise ModelServerError(f"The server at {self.config.base_url} lists no models.")
-        if self.model == "auto":
-            self.model = models[0].id
-        elif self.model not in {m.id for m in models}:
+        if self.model != "auto" and self.model not in {m.id for m in models}:
             served = ", ".join(m.id for m in models)
             raise ModelServerError(
                 f"The server at {self.config.base_url} does not serve model '{self.model}'. "
                 f"Served: {served}. Use --model NAME or vllm.model in config.json."
             )
-        self.counter.model = self.model
+        self.use_model(models[0].id if self.model == "auto" else self.model)
         return self.model
+
+    def use_model(self, name: str) -> None:
+        """Talk to served model `name` from now on, starting over in the configured tool-call mode with
+        no profile (a fallback and a profile belong to one model; capabilities.configure sets both)."""
+        self.model = name
+        self.counter.model = name
+        self.function_calling = self.config.enable_function_calling
+        self.fell_back = False
+        self.profile = None
 
     def _served_window(self) -> int | None:
         """max_model_len from /v1/models, unless the model profile overrides it (vllm.context_window

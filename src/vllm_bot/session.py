@@ -118,10 +118,7 @@ class Session:
 
     def switch_model(self, name: str) -> None:
         """Use another served model: its own profile and remembered tool-call mode, not the old one's."""
-        self.client.model = name
-        self.client.counter.model = name
-        self.client.function_calling = self.config.vllm.enable_function_calling
-        self.client.fell_back = False
+        self.client.use_model(name)
         configure(self.client, self.config, self.capabilities, self.emit)
 
     def banner_info(self, label: str = "") -> BannerInfo:
