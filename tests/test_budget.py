@@ -132,3 +132,12 @@ def test_a_summary_request_stops_at_the_budget_too(tmp_path):
             client.compact(conversation, [], lambda e: None, force=True, deadline=time.monotonic() + 1)
         server.assert_done()
     assert server.requests and "tools" not in server.requests[0]
+
+
+def test_a_partial_reply_in_text_mode_is_kept_as_a_text_mode_turn(tmp_path):
+    long_reply = Reply(content="word " * 400, chunk_size=4, latency=0.02)
+    with FakeVLLM([long_reply], mode="noparser") as server:
+        outcome, agent, events = run_agent(server, tmp_path, 1, enable_function_calling=False)
+    assert_stopped_by_budget(outcome, events, 1)
+    partial = agent.conversation.entries[-1]
+    assert partial.partial and partial.via == "text" and partial.content.startswith("word ")

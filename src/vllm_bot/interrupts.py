@@ -76,15 +76,17 @@ class Cancel:
 
 
 class PartialReply:
-    """Collects the visible text and reasoning of the reply being streamed (a retry starts over)."""
+    """Collects the visible text and reasoning of the reply being streamed (a retry starts over), and
+    whether its request was native or text mode."""
 
-    def __init__(self, via: str) -> None:
-        self.via = via
+    def __init__(self) -> None:
+        self.via = "native"
         self.text: list[str] = []
         self.reasoning: list[str] = []
 
     def observe(self, event: Event) -> None:
         if isinstance(event, RequestStarted):
+            self.via = event.mode
             self.text.clear()
             self.reasoning.clear()
         elif isinstance(event, TextDelta):
