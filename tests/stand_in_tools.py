@@ -56,6 +56,7 @@ def agent_session(
     from vllm_bot.history import attach_history
     from vllm_bot.loop import Agent
     from vllm_bot.statedir import workspace_state_dir
+    from vllm_bot.ui import fanout
 
     config = Config()
     config.vllm.base_url = base_url
@@ -70,7 +71,10 @@ def agent_session(
         config=config, workspace=ws, state_dir=workspace_state_dir(ws), client=client, said=said
     )
     session.say = said.append
+    session.consumers = [emit or ignore]
+    session.emit = fanout(session.consumers)
+    session.add_consumer = session.consumers.append
     gate = ApprovalGate(approval, None)
-    session.agent = Agent(client, StandInTools(ws), config.agent, emit or ignore, gate=gate)
+    session.agent = Agent(client, StandInTools(ws), config.agent, session.emit, gate=gate)
     session.history = attach_history(session, resume, latest=latest)
     return session

@@ -8,18 +8,23 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
 from vllm_bot.budget import NOT_RUN_RESULT
+from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
 from vllm_bot.client import ModelClient
 from vllm_bot.config import AgentConfig, ToolsConfig, VllmConfig
-from vllm_bot.conversation import ToolResults
+from vllm_bot.conversation import Conversation, ToolResults
 from vllm_bot.errors import EXIT_LIMIT
-from vllm_bot.events import TaskFinished
+from vllm_bot.events import Notice, TaskFinished
 from vllm_bot.loop import Agent
-from vllm_bot.testing.fake_vllm import FakeVLLM
+from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
 from vllm_bot.testing.script import Call, Reply
 from vllm_bot.tools import ToolExecutor
+from vllm_bot.watchdog import DeadlineReached
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = "sleep 20; echo finished"
@@ -95,3 +100,44 @@ def test_headless_run_reports_the_budget_in_json_and_exits_3(tmp_path):
     assert result["exit_reason"] == "time_budget" and result["exit_code"] == 3
     assert "agent.time_budget" in result["answer"]
     assert "time budget (agent.time_budget) ran out" in json.dumps(result["tool_calls"])
+
+
+@pytest.mark.timeout(30)  # without the deadline the retry would sleep out the 60 s Retry-After first
+def test_a_retry_that_would_start_after_the_budget_is_not_waited_for(tmp_path):
+    error = error_body("overloaded", 503, "ServiceUnavailableError")
+    busy = Reply(status=503, error=error, headers={"Retry-After": "60"})
+    with FakeVLLM([busy]) as server:
+        outcome, agent, events = run_agent(server, tmp_path, 2)  # assert_done: no second request
+    assert_stopped_by_budget(outcome, events, 2)
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert any("503" in n and "the time budget runs out first" in n for n in notices)
+    assert agent.conversation.entries[-1].content == "work on it"
+
+
+@pytest.mark.timeout(30)
+def test_a_summary_request_stops_at_the_budget_too(tmp_path):
+    """Compaction's summary request gets the task's deadline: a stalled one ends with the budget."""
+    conversation = Conversation()
+    conversation.add_user("first task")
+    for i in range(6):
+        call = ToolCall(f"c{i}", "read", {"path": f"f{i}.py"})
+        conversation.add_turn(AssistantTurn(content=f"step {i}", tool_calls=[call]))
+        conversation.add_results([ToolResult(call.id, "read", "text", "x " * 300)], "native")
+    silent = Reply(content="never", stall_after_bytes=0)
+    with FakeVLLM([silent]) as server:
+        config = VllmConfig(base_url=server.base_url, model=server.model, timeout=60, stream_idle_timeout=60)
+        client = ModelClient(config, system_prompt=lambda text_mode, defs: "SYSTEM")
+        client.resolve_model()
+        with pytest.raises(DeadlineReached):
+            client.compact(conversation, [], lambda e: None, force=True, deadline=time.monotonic() + 1)
+        server.assert_done()
+    assert server.requests and "tools" not in server.requests[0]
+
+
+def test_a_partial_reply_in_text_mode_is_kept_as_a_text_mode_turn(tmp_path):
+    long_reply = Reply(content="word " * 400, chunk_size=4, latency=0.02)
+    with FakeVLLM([long_reply], mode="noparser") as server:
+        outcome, agent, events = run_agent(server, tmp_path, 1, enable_function_calling=False)
+    assert_stopped_by_budget(outcome, events, 1)
+    partial = agent.conversation.entries[-1]
+    assert partial.partial and partial.via == "text" and partial.content.startswith("word ")

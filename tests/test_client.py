@@ -234,3 +234,19 @@ def test_stream_cut_before_finish_is_retried_and_nothing_runs_twice():
         turn, _ = ask(make_client(server, model=server.model))
         server.assert_done()
     assert [(c.name, c.arguments) for c in turn.tool_calls] == [("exec", {"command": "echo hi"})]
+
+
+def test_use_model_starts_the_new_model_over_in_the_configured_mode():
+    other = "other/model"
+    script = [Reply(calls=[Call("read", {"path": "a"})]), Reply(content="native again")]
+    with FakeVLLM(script, mode="noparser", served_models=[other]) as server:
+        client = make_client(server)
+        client.resolve_model()
+        ask(client)  # the server refuses tools: this model falls back to text mode
+        assert client.function_calling is False and client.fell_back is True
+        client.use_model(other)
+        assert (client.model, client.counter.model) == (other, other)
+        assert client.function_calling is True and client.fell_back is False and client.profile is None
+        ask(client)
+        server.assert_done()
+    assert server.rejected[-1]["model"] == other and "tools" in server.rejected[-1]

@@ -12,6 +12,7 @@ from vllm_bot.context import render_transcript, shrink_results
 from vllm_bot.conversation import Conversation, ToolResults, UserMessage
 from vllm_bot.errors import ContextOverflow
 from vllm_bot.events import Notice
+from vllm_bot.profiles import Profile
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Reply, count_tokens
 from vllm_bot.tokens import TokenCounter
@@ -220,3 +221,17 @@ def test_breakdown_accounts_for_every_part():
         parts = client.context.breakdown("SYSTEM PROMPT", TOOL_DEFINITIONS, conv)
     assert parts["tool results"] > parts["assistant messages"] > 0
     assert parts["summaries"] > 0 and parts["tool definitions"] > 100
+
+
+def test_the_summary_request_uses_the_model_profile_like_a_turn():
+    """The profile's temperature and request parameters (e.g. thinking off) apply to summaries too."""
+    conv = long_conversation(turns=6, result_chars=2000)
+    with FakeVLLM([], auto_reply=summary_reply) as server:
+        client = make_client(server)
+        client.resolve_model()
+        client.profile = Profile(temperature=0.3, top_p=0.8, chat_template_kwargs={"enable_thinking": False})
+        client.compact(conv, TOOL_DEFINITIONS, lambda e: None, force=True)
+        (body,) = server.auto_replied
+    assert COMPACT_MARK in body["messages"][0]["content"] and "tools" not in body
+    assert body["temperature"] == 0.3 and body["top_p"] == 0.8
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}

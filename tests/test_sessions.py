@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult, Usage
-from vllm_bot.conversation import Conversation, ToolResults, UserMessage
+from vllm_bot.conversation import Conversation, ToolResults, UserMessage, answer_calls
 from vllm_bot.events import IterationStarted, ModeSwitched, TaskFinished, ToolCallFinished, TurnFinished
 from vllm_bot.session_codec import INTERRUPTED, NOT_RUN, entry_from_dict, entry_to_dict, repair
 from vllm_bot.session_recorder import SessionRecorder
@@ -230,3 +230,15 @@ def test_find_and_list_sessions(tmp_path):
         find_session(state, "2025")
     with pytest.raises(SessionNotFound, match="no session"):
         find_session(state, "1999")
+
+
+@settings(deadline=None)
+@given(st.lists(st.sampled_from("abcd"), max_size=6), st.lists(st.sampled_from("abcde"), max_size=6))
+def test_answer_calls_gives_each_call_exactly_one_result_in_call_order(ids, answered):
+    calls_ = [ToolCall(i, "read", {}) for i in ids]
+    have = [ToolResult(i, "read", "text", f"ran {i} #{n}") for n, i in enumerate(answered)]
+    fixed = answer_calls(calls_, have, "not run", first="stopped")
+    assert [r.tool_call_id for r in fixed] == ids
+    errors = [r for r in fixed if r.kind == "error"]
+    assert [r.value for r in errors] == ["stopped", *["not run"] * (len(errors) - 1)][: len(errors)]
+    assert len(fixed) - len(errors) == sum(min(ids.count(i), answered.count(i)) for i in set(ids))

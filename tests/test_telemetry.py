@@ -7,7 +7,7 @@ import pytest
 from vllm_bot.client import ModelClient
 from vllm_bot.config import TelemetryConfig, VllmConfig
 from vllm_bot.conversation import Conversation
-from vllm_bot.events import TelemetryReported, TurnFinished, to_json
+from vllm_bot.events import CallsDetected, FirstToken, TelemetryReported, TextDelta, TurnFinished, to_json
 from vllm_bot.telemetry import ServerLoad, Telemetry, for_session, parse_metrics, scrape
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply, metrics_page
@@ -167,3 +167,29 @@ def test_scrape_over_http():
 def test_empty_telemetry_views():
     telemetry = Telemetry(TelemetryConfig())
     assert telemetry.status_line() == "" and telemetry.summary() == "No model requests yet."
+
+
+@pytest.mark.parametrize("mode", ["parser", "noparser"])  # native tool_calls; a hidden TOOL_CALL block
+def test_a_reply_of_only_tool_calls_ends_the_wait_for_the_first_token(mode):
+    write = Call("write", {"path": "a", "content": "x\n" * 50})
+    with FakeVLLM([Reply(calls=[write])], mode=mode, metrics=BUSY) as server:
+        config = VllmConfig(base_url=server.base_url, timeout=10, enable_function_calling=mode == "parser")
+        client = ModelClient(config, system_prompt=lambda t, d: "SYS")
+        client.resolve_model()
+        events = Recorder()
+        telemetry = for_session(TelemetryConfig(slow_first_token=3600), client, events)
+        waiting_when_calls_arrived = []
+
+        def probe(event):
+            if isinstance(event, CallsDetected):
+                waiting_when_calls_arrived.append(telemetry.waiting)
+
+        conv = Conversation()
+        conv.add_user("write a")
+        turn = client.complete(conv, TOOL_DEFINITIONS, fanout([events, telemetry, probe]))
+        server.assert_done()
+        assert "/metrics" not in server.side_requests
+    assert [c.name for c in turn.tool_calls] == ["write"]
+    assert not events.of(TextDelta) and len(events.of(FirstToken)) == 1
+    assert waiting_when_calls_arrived == [False]
+    assert "waiting for the first token" not in telemetry.status_line()

@@ -11,6 +11,7 @@ from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult, Usage
 from vllm_bot.config import UiConfig
 from vllm_bot.events import (
     CallsDetected,
+    FirstToken,
     ModeSwitched,
     Notice,
     ReasoningDelta,
@@ -236,3 +237,19 @@ def test_confirm_shows_what_always_would_grant():
             exec_call, None, "not read-only", grant_scope(exec_call, sandboxed=False)
         ).always
     assert "always: run this exact command without asking" in err.getvalue()
+
+
+def test_the_spinner_stops_saying_waiting_once_a_reply_of_only_tool_calls_streams():
+    ui, _, _ = make_ui()
+
+    def live_line():
+        screen = Console(file=io.StringIO(), width=100)
+        screen.print(ui._view)
+        return screen.file.getvalue()
+
+    ui(RequestStarted("native", 3))
+    assert "Waiting for the model" in live_line()
+    ui(FirstToken())
+    assert "Receiving the reply" in live_line()
+    ui(TurnFinished(AssistantTurn("", [ToolCall("1", "read", {"path": "a"})]), 1.0, 0.2))
+    assert ui._live is None

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from vllm_bot.calls import ToolCall
-from vllm_bot.client import TRUNCATED_CALL
 from vllm_bot.config import ToolsConfig
 from vllm_bot.dispatch import check_call
 from vllm_bot.parsing import parse_tool_calls
+from vllm_bot.replies import TRUNCATED_CALL
 from vllm_bot.tooldefs import TOOL_DEFINITIONS, find_definition
 from vllm_bot.tools import ToolExecutor
 from vllm_bot.validation import ArgumentError, expected_shape, normalize_arguments

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from .calls import AssistantTurn, ToolCall, ToolResult, error_result
+from .calls import AssistantTurn, ToolCall, ToolResult
+from .conversation import answer_calls
 
 NOT_RUN_RESULT = "Not run: the task's time budget (agent.time_budget) ran out before this call started."
 
@@ -40,4 +41,4 @@ class Budget:
 
 def not_run_results(calls: list[ToolCall], done: list[ToolResult]) -> list[ToolResult]:
     """`done` plus a result for every call after it that the budget left unrun (one result per id)."""
-    return [*done, *(error_result(call, NOT_RUN_RESULT) for call in calls[len(done) :])]
+    return answer_calls(calls, done, NOT_RUN_RESULT)

@@ -18,10 +18,11 @@ from .calls import AssistantTurn
 from .config import ContextConfig, VllmConfig
 from .context import ContextManager
 from .conversation import Conversation
-from .errors import ContextOverflow, ModelServerError, ServerUnreachable, unreachable_message
-from .events import CallsDetected, Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
-from .parsing import extract_tool_calls, split_reasoning
+from .errors import ContextOverflow, ModelServerError
+from .events import Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
+from .parsing import split_reasoning
 from .profiles import Profile, keep_reasoning
+from .replies import broken_native_arguments, to_turn
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
@@ -35,11 +36,6 @@ NATIVE_FLAGS_HINT = (
     "(e.g. hermes for Qwen2.5/Qwen3, qwen3_coder for Qwen3-Coder, llama3_json for Llama 3.x, "
     "mistral for Mistral); until then tool calls go through the text protocol."
 )
-TRUNCATED_CALL = (
-    "your reply was cut off by the max_tokens limit while writing this call, so it was not run. "
-    "Make smaller calls (for a big file: write a first part, then add the rest with edit)."
-)
-
 SystemPrompt = Callable[[bool, list[dict[str, Any]]], str]  # (text_mode, definitions) -> prompt
 
 
@@ -111,11 +107,11 @@ class ModelClient:
     def list_models(self) -> list[ModelInfo]:
         """GET /v1/models (not a model request: no GPU time). Plain urllib, so start-up does not wait
         for the openai SDK to import (warmup.py imports it in the background meanwhile)."""
-        from .endpoints import fetch
+        from .endpoints import fetch, model_cards
 
         url = self.config.base_url.rstrip("/") + "/models"
         answer = fetch(url, api_key=self.config.api_key, timeout=self.config.connect_timeout + 10)
-        cards = _model_cards(answer, self.config.base_url, self.answered)
+        cards = model_cards(answer, self.config.base_url, self.answered)
         self.answered = True
         self.models = [
             ModelInfo(str(c["id"]), c.get("root"), c.get("max_model_len")) for c in cards if c.get("id")
@@ -129,16 +125,23 @@ class ModelClient:
         models = self.list_models()
         if not models:
             raise ModelServerError(f"The server at {self.config.base_url} lists no models.")
-        if self.model == "auto":
-            self.model = models[0].id
-        elif self.model not in {m.id for m in models}:
+        if self.model != "auto" and self.model not in {m.id for m in models}:
             served = ", ".join(m.id for m in models)
             raise ModelServerError(
                 f"The server at {self.config.base_url} does not serve model '{self.model}'. "
                 f"Served: {served}. Use --model NAME or vllm.model in config.json."
             )
-        self.counter.model = self.model
+        self.use_model(models[0].id if self.model == "auto" else self.model)
         return self.model
+
+    def use_model(self, name: str) -> None:
+        """Talk to served model `name` from now on, starting over in the configured tool-call mode with
+        no profile (a fallback and a profile belong to one model; capabilities.configure sets both)."""
+        self.model = name
+        self.counter.model = name
+        self.function_calling = self.config.enable_function_calling
+        self.fell_back = False
+        self.profile = None
 
     def _served_window(self) -> int | None:
         """max_model_len from /v1/models, unless the model profile overrides it (vllm.context_window
@@ -172,13 +175,14 @@ class ModelClient:
         compacted_after_error = False
         while True:
             native = self.function_calling
-            messages, max_tokens = self._prepare(conversation, definitions, native, emit)
+            messages, max_tokens = self._prepare(conversation, definitions, native, emit, deadline)
             try:
                 return self.retrier.run(
                     functools.partial(
                         self._request, messages, definitions, native, max_tokens, emit=emit, until=deadline
                     ),
                     emit,
+                    until=deadline,
                 )
             except ToolChoiceUnsupported as e:
                 self.function_calling = False
@@ -188,7 +192,7 @@ class ModelClient:
                 if compacted_after_error:
                     raise ContextOverflow(_overflow_message(e.message)) from None
                 compacted_after_error = True
-                self.compact(conversation, definitions, emit, force=True)
+                self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
@@ -207,7 +211,12 @@ class ModelClient:
         )
 
     def _prepare(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool, emit: Emit
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        native: bool,
+        emit: Emit,
+        deadline: float | None,
     ) -> tuple[list[dict[str, Any]], int]:
         clipped = self.context.clip_new_results(conversation)
         if clipped:
@@ -216,7 +225,7 @@ class ModelClient:
         messages = self._build(conversation, definitions, native)
         prompt = self.context.estimate(messages, tools)
         if self.context.over_budget(prompt):
-            self.compact(conversation, definitions, emit)
+            self.compact(conversation, definitions, emit, deadline=deadline)
             messages = self._build(conversation, definitions, native)
             prompt = self.context.estimate(messages, tools)
         if not self.context.fits(prompt):
@@ -234,12 +243,13 @@ class ModelClient:
         emit: Emit,
         *,
         force: bool = False,
+        deadline: float | None = None,
     ) -> str:
         """Shrink and summarize old history (also `/compact`); returns what was done."""
         result = self.context.compact(
             conversation,
             lambda: self.measure(conversation, definitions),
-            lambda text: self.summarize(text, emit),
+            lambda text: self.summarize(text, emit, deadline=deadline),
             force=force,
         )
         emit(Notice("info", result.describe()))
@@ -264,24 +274,36 @@ class ModelClient:
             self.trace.record("request", params)
         started = time.monotonic()
         with translate_errors(self, native):
-            stream = self.sdk.chat.completions.create(**params)
-            self.answered = True
-            try:
-                waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
-                chunks = with_deadlines(stream, *waits, until)
-                reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
-            finally:
-                stream.close()
-            if reply.finish_reason is None:
-                raise _incomplete(self.config.base_url)
-            if _broken_native_arguments(reply):
+            reply = self._stream(params, silent, until, emit, definitions)
+            if broken_native_arguments(reply):
                 reply = self._retry_unstreamed(params, reply, emit)
-        turn = self._to_turn(reply, definitions, native, emit)
+        turn = to_turn(reply, definitions, native, emit)
         if turn.usage:
             self.counter.calibrate(messages, definitions if native else None, turn.usage.prompt_tokens)
         first = reply.first_token_at - started if reply.first_token_at else None
         emit(TurnFinished(turn, time.monotonic() - started, first))
         return turn
+
+    def _stream(
+        self,
+        params: dict[str, Any],
+        silent: float,
+        until: float | None,
+        emit: Emit,
+        definitions: list[dict[str, Any]] | None = None,
+    ) -> RawReply:
+        """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
+        stream = self.sdk.chat.completions.create(**params)
+        self.answered = True
+        try:
+            waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
+            chunks = with_deadlines(stream, *waits, until)
+            reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
+        finally:
+            stream.close()
+        if reply.finish_reason is None:
+            raise _incomplete(self.config.base_url)
+        return reply
 
     def _retry_unstreamed(self, params: dict[str, Any], streamed: RawReply, emit: Emit) -> RawReply:
         """Some model/parser pairs stream broken tool-call arguments; unstreamed, the request often parses."""
@@ -291,7 +313,7 @@ class ModelClient:
         if self.trace:
             self.trace.record("response", completion)
         reply = reply_from_completion(completion)
-        return streamed if _broken_native_arguments(reply) or reply.finish_reason is None else reply
+        return streamed if broken_native_arguments(reply) or reply.finish_reason is None else reply
 
     def _params(
         self, messages: list[dict[str, Any]], definitions: list[dict[str, Any]], native: bool, max_tokens: int
@@ -321,90 +343,28 @@ class ModelClient:
             return choice
         return {"type": "function", "function": {"name": choice}}
 
-    def _to_turn(
-        self, reply: RawReply, definitions: list[dict[str, Any]], native: bool, emit: Emit
-    ) -> AssistantTurn:
-        reasoning, content = split_reasoning(reply.content)
-        calls = reply.assembler.finish()
-        source, formats = "native", ["native"]
-        if not calls:
-            extraction = extract_tool_calls(content, definitions)
-            calls, source, formats = extraction.calls, "text", extraction.formats
-            if calls and native:
-                content = extraction.content  # history shows the calls as native tool_calls instead
-        if calls and reply.finish_reason == "length":
-            for call in calls:
-                call.metadata["error"] = TRUNCATED_CALL
-        turn = AssistantTurn(
-            content=content,
-            tool_calls=calls,
-            reasoning="\n".join(r for r in (reply.reasoning, reasoning) if r),
-            finish_reason=reply.finish_reason,
-            usage=reply.usage,
-            via="native" if native else "text",
-            raw_content=reply.content if reply.content != content else None,
-        )
-        if calls:
-            emit(CallsDetected(calls, source, formats))
-        else:
-            emit(Debug(f"No tool calls in the reply (finish_reason={reply.finish_reason})"))
-        return turn
-
     # -- summaries for compaction ---------------------------------------------------------------
 
-    def summarize(self, transcript: str, emit: Emit = ignore) -> str:
-        """One request without tools: the model summarizes its earlier work (compaction only)."""
-        params: dict[str, Any] = {
-            "model": self.model,
-            "messages": [
-                {"role": "system", "content": self.compact_prompt()},
-                {"role": "user", "content": transcript},
-            ],
-            "max_tokens": self.context.config.summary_max_tokens,
-        }
-        if self.config.temperature is not None:
-            params["temperature"] = self.config.temperature
+    def summarize(self, transcript: str, emit: Emit = ignore, *, deadline: float | None = None) -> str:
+        """One request without tools: the model summarizes its earlier work (compaction only). It
+        streams under the same stall and task deadlines as a turn; its text is not displayed."""
+        messages = [
+            {"role": "system", "content": self.compact_prompt()},
+            {"role": "user", "content": transcript},
+        ]
+        params = self._params(messages, [], False, self.context.config.summary_max_tokens)
 
         def ask(attempt: int, silent: float) -> str:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise DeadlineReached()
             emit(RequestStarted("summary", 2, attempt))
             if self.trace:
                 self.trace.record("request", params)
             with translate_errors(self):
-                completion = self.sdk.chat.completions.create(**params)
-            if self.trace:
-                self.trace.record("response", completion)
-            return split_reasoning(reply_from_completion(completion).content)[1]
+                reply = self._stream(params, silent, deadline, ignore)
+            return split_reasoning(reply.content)[1]
 
-        return self.retrier.run(ask, emit)
-
-
-def _model_cards(answer: Any, base_url: str, answered_before: bool) -> list[dict[str, Any]]:
-    """The `data` list of a /v1/models answer, or the user-facing error for a failed one."""
-    from .retry import TransientServerError
-
-    if answer.status is None:
-        if answered_before:
-            raise TransientServerError(f"Lost the connection to the server at {base_url}.")
-        detail = "timed out" if "timed out" in answer.error else "connection failed"
-        raise ServerUnreachable(unreachable_message(base_url, detail))
-    if answer.status == 401:
-        raise ModelServerError(
-            f"The server at {base_url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
-            "--api-key to the key vLLM was started with (--api-key)."
-        )
-    body = answer.json()
-    if not answer.ok or not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        raise ModelServerError(
-            f"The server at {base_url} did not list its models (GET /models answered {answer.status}: "
-            f"{answer.body[:200]!r}). Is this a vLLM / OpenAI-compatible endpoint ending in /v1?"
-        )
-    return [card for card in body["data"] if isinstance(card, dict)]
-
-
-def _broken_native_arguments(reply: RawReply) -> bool:
-    if reply.finish_reason == "length" or not reply.assembler.active:
-        return False
-    return any("not valid JSON" in (c.error or "") for c in reply.assembler.finish())
+        return self.retrier.run(ask, emit, until=deadline)
 
 
 def _incomplete(base_url: str) -> Exception:

@@ -12,6 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import ModelServerError, ServerUnreachable, unreachable_message
 from .tokens import server_root
 
 
@@ -66,3 +67,26 @@ def fetch(
     except (urllib.error.URLError, OSError, ValueError) as e:
         reason = getattr(e, "reason", None) or e
         return HttpAnswer(None, error=str(reason), seconds=time.monotonic() - started)
+
+
+def model_cards(answer: Any, base_url: str, answered_before: bool) -> list[dict[str, Any]]:
+    """The `data` list of a /v1/models answer, or the user-facing error for a failed one."""
+    from .retry import TransientServerError
+
+    if answer.status is None:
+        if answered_before:
+            raise TransientServerError(f"Lost the connection to the server at {base_url}.")
+        detail = "timed out" if "timed out" in answer.error else "connection failed"
+        raise ServerUnreachable(unreachable_message(base_url, detail))
+    if answer.status == 401:
+        raise ModelServerError(
+            f"The server at {base_url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
+            "--api-key to the key vLLM was started with (--api-key)."
+        )
+    body = answer.json()
+    if not answer.ok or not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ModelServerError(
+            f"The server at {base_url} did not list its models (GET /models answered {answer.status}: "
+            f"{answer.body[:200]!r}). Is this a vLLM / OpenAI-compatible endpoint ending in /v1?"
+        )
+    return [card for card in body["data"] if isinstance(card, dict)]

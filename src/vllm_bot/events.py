@@ -46,6 +46,12 @@ class RequestStarted(Event):
 
 
 @dataclass
+class FirstToken(Event):
+    """The reply's first token arrived (text, reasoning or a tool call): the server has started
+    generating. Once per request; a reply of only tool calls sends no text deltas."""
+
+
+@dataclass
 class TextDelta(Event):
     text: str
 

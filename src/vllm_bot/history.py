@@ -38,7 +38,7 @@ class History:
         self.workspace = workspace
         self.state_dir = state_dir
         self.conversation = conversation
-        self.emit = emit  # the UI's emit (notices), not the tee
+        self.emit = emit  # the session's emit (notices)
         self.function_calling: Callable[[], bool] = lambda: config.vllm.enable_function_calling
         self.model: Callable[[], str] = lambda: config.vllm.model
         self.store: CheckpointStore | None = None
@@ -163,19 +163,11 @@ def checkpoint_gate(inner: Gate, history: History) -> Gate:
     return gate
 
 
-def tee(first: Emit, second: Emit) -> Emit:
-    def emit(event: Event) -> None:
-        first(event)
-        second(event)
-
-    return emit
-
-
 def attach_history(session: Any, resume: str | None = None, *, latest: bool = False) -> History:
     """Wire checkpoints and session saving into `session` (a Session); resume a saved one if asked
     (`latest` for --continue, `resume` for --resume ID)."""
     agent = session.agent
-    history = History(session.config, session.workspace, session.state_dir, agent.conversation, agent.emit)
+    history = History(session.config, session.workspace, session.state_dir, agent.conversation, session.emit)
     history.function_calling = lambda: bool(session.client.function_calling)
     history.model = lambda: str(session.client.model)
     if latest or resume:
@@ -185,7 +177,7 @@ def attach_history(session: Any, resume: str | None = None, *, latest: bool = Fa
     if history.store is None and session.config.git.checkpoints:
         history.emit(Notice("warning", f"{history.unavailable}; /undo will not work in this session"))
     agent.gate = checkpoint_gate(agent.gate, history)
-    agent.emit = tee(agent.emit, history.on_event)
+    session.add_consumer(history.on_event)  # records the session's events in its file
     return history
 
 

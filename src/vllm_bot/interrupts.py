@@ -14,8 +14,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from .calls import AssistantTurn, ToolCall, ToolResult, error_result
-from .conversation import Conversation
+from .calls import AssistantTurn, ToolCall, ToolResult
+from .conversation import Conversation, answer_calls
 from .events import Event, ReasoningDelta, RequestStarted, TextDelta
 
 INTERRUPTED_RESULT = "Interrupted by the user before it finished; nothing more of this call ran."
@@ -76,15 +76,17 @@ class Cancel:
 
 
 class PartialReply:
-    """Collects the visible text and reasoning of the reply being streamed (a retry starts over)."""
+    """Collects the visible text and reasoning of the reply being streamed (a retry starts over), and
+    whether its request was native or text mode."""
 
-    def __init__(self, via: str) -> None:
-        self.via = via
+    def __init__(self) -> None:
+        self.via = "native"
         self.text: list[str] = []
         self.reasoning: list[str] = []
 
     def observe(self, event: Event) -> None:
         if isinstance(event, RequestStarted):
+            self.via = event.mode
             self.text.clear()
             self.reasoning.clear()
         elif isinstance(event, TextDelta):
@@ -104,17 +106,9 @@ class PartialReply:
 def interrupted_results(calls: list[ToolCall], done: list[ToolResult], *, mid_call: bool) -> list[ToolResult]:
     """`done` plus a result for every call after it, so each call id has exactly one result.
     `mid_call`: the first call without a result was running when the interrupt came."""
-    results = list(done)
-    for index, call in enumerate(calls[len(done) :]):
-        results.append(error_result(call, INTERRUPTED_RESULT if index == 0 and mid_call else NOT_RUN_RESULT))
-    return results
+    return answer_calls(calls, done, NOT_RUN_RESULT, INTERRUPTED_RESULT if mid_call else None)
 
 
 def close_open_calls(conversation: Conversation) -> int:
     """After an interrupt outside the loop's own handling: answer calls left without a result."""
-    entries = conversation.entries
-    if not entries or not isinstance(entries[-1], AssistantTurn) or not entries[-1].tool_calls:
-        return 0
-    turn = entries[-1]
-    conversation.add_results([error_result(c, NOT_RUN_RESULT) for c in turn.tool_calls], turn.via)
-    return len(turn.tool_calls)
+    return conversation.close_open_calls(NOT_RUN_RESULT)

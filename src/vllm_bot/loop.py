@@ -147,7 +147,7 @@ class Agent:
     def _ask(self, deadline: float | None) -> AssistantTurn:
         """One model turn; Ctrl-C while it streams raises Interrupted with the text so far, the time
         budget running out raises OutOfTime with it."""
-        partial = PartialReply("native" if getattr(self.client, "function_calling", True) else "text")
+        partial = PartialReply()
 
         def emit(event: Event) -> None:
             partial.observe(event)

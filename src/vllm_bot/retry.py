@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from .errors import ModelServerError
 from .events import Emit, Notice
+from .watchdog import DeadlineReached
 
 T = TypeVar("T")
 MIN_ATTEMPT = 0.05  # seconds a retry needs at least; one that would get less is not started
@@ -60,10 +61,12 @@ class Retrier:
         wait = min(self.policy.cap, self.policy.base * (2 ** (retry - 1)))
         return max(0.0, wait * (1 + self.policy.jitter * (2 * self.rand() - 1)))
 
-    def run(self, action: Callable[[int, float], T], emit: Emit) -> T:
+    def run(self, action: Callable[[int, float], T], emit: Emit, *, until: float | None = None) -> T:
         """Call action(attempt, seconds_left) until it succeeds, retrying TransientServerError with
         backoff. seconds_left is how long the attempt may stay silent: inf for the first one, then
-        what is left of the window (a retry must not wait out another full stall timeout)."""
+        what is left of the window (a retry must not wait out another full stall timeout).
+        `until` (on this retrier's clock) is the task's deadline: a retry that could not start before
+        it is not waited for, DeadlineReached instead."""
         attempt, window_end = 1, math.inf
         while True:
             try:
@@ -74,6 +77,9 @@ class Retrier:
                     raise ModelServerError(f"{e} Gave up after {tries}.") from None
                 window_end = min(window_end, self.clock() + self.policy.window)
                 wait = self.delay(attempt, e.retry_after)
+                if until is not None and self.clock() + wait + MIN_ATTEMPT > until:
+                    emit(Notice("warning", f"{e} No retry: the time budget runs out first."))
+                    raise DeadlineReached() from None
                 if self.clock() + wait + MIN_ATTEMPT > window_end:
                     raise ModelServerError(
                         f"{e} Gave up after {tries}: another one (in {wait:.0f} s) would not fit in "

@@ -15,7 +15,7 @@ from .approval import ApprovalGate
 from .capabilities import CapabilityCache, ModeMemory, configure
 from .client import ModelClient
 from .config import Config
-from .events import Event, Notice, SessionStarted
+from .events import Emit, Event, Notice, SessionStarted
 from .history import attach_history
 from .loop import Agent
 from .mcp.bridge import McpTools
@@ -25,7 +25,7 @@ from .statedir import workspace_state_dir
 from .telemetry import for_session
 from .toolbox import build_toolbox
 from .trace import Trace
-from .ui import front_end
+from .ui import fanout, front_end
 from .ui.banner import BannerInfo, git_status
 from .ui.debuglog import DebugLog
 
@@ -56,13 +56,13 @@ class Session:
             config.vllm, system_prompt=self._system_prompt, trace=self.trace, context=config.context
         )
         self.front = front if front is not None else front_end(config.ui, headless=headless)
-        self.consumers: list[Any] = [self.front]
+        self.consumers: list[Emit] = [self.front]  # every event of the session goes to each, in order
+        self.emit: Emit = fanout(self.consumers)
         self.debug_log: DebugLog | None = None
         if config.agent.debug:
             self.set_debug(True)
         self.capabilities = CapabilityCache()
-        # Telemetry reports through the agent's emit, so the session file records them too.
-        self.telemetry = for_session(config.telemetry, self.client, lambda e: self.agent.emit(e))
+        self.telemetry = for_session(config.telemetry, self.client, self.emit)
         self.consumers += [ModeMemory(self.capabilities, self.client, self.emit), self.telemetry]
         self.add_status_field(self._cache_field)
         self.toolbox = build_toolbox(config, workspace, self.state_dir)
@@ -80,12 +80,7 @@ class Session:
         # Checkpoints before changes, the saved conversation, --continue / --resume.
         self.history = attach_history(self, resume, latest=latest)
 
-    def emit(self, event: Event) -> None:
-        """Feed every consumer (front end, DEBUG log, JSON writers, ...) in order."""
-        for consumer in self.consumers:
-            consumer(event)
-
-    def add_consumer(self, consumer: Any) -> None:
+    def add_consumer(self, consumer: Emit) -> None:
         self.consumers.append(consumer)
 
     def add_status_field(self, field: Callable[[], str | None]) -> None:
@@ -123,10 +118,7 @@ class Session:
 
     def switch_model(self, name: str) -> None:
         """Use another served model: its own profile and remembered tool-call mode, not the old one's."""
-        self.client.model = name
-        self.client.counter.model = name
-        self.client.function_calling = self.config.vllm.enable_function_calling
-        self.client.fell_back = False
+        self.client.use_model(name)
         configure(self.client, self.config, self.capabilities, self.emit)
 
     def banner_info(self, label: str = "") -> BannerInfo:

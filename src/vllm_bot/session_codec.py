@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .calls import AssistantTurn, ToolCall, ToolResult, Usage
-from .conversation import Entry, ToolResults, UserMessage
+from .conversation import Entry, ToolResults, UserMessage, answer_calls
 
 INTERRUPTED = "interrupted: the agent stopped before this call finished; check the file state before retrying"
 NOT_RUN = "not run: the reply was interrupted before this call could run; send it again if still needed"
@@ -102,21 +102,8 @@ def repair(entries: list[Entry], pending: list[ToolResult] | None = None) -> tup
             have, via, consumed = list(following.results), following.via, i + 1
         else:
             have, via = (list(pending or []) if following is None else []), entry.via
-        fixed, missing = _complete_results(entry, have)
-        added += missing
+        fixed = answer_calls(entry.tool_calls, have, NOT_RUN if entry.partial else INTERRUPTED)
+        kept = {id(r) for r in have}
+        added += sum(id(r) not in kept for r in fixed)
         out.append(ToolResults(fixed, via))
     return out, added
-
-
-def _complete_results(turn: AssistantTurn, have: list[ToolResult]) -> tuple[list[ToolResult], int]:
-    by_id: dict[str, ToolResult] = {}
-    for r in have:
-        by_id.setdefault(r.tool_call_id, r)
-    results, missing = [], 0
-    for call in turn.tool_calls:
-        if call.id in by_id:
-            results.append(by_id[call.id])
-        else:
-            missing += 1
-            results.append(ToolResult(call.id, call.name, "error", NOT_RUN if turn.partial else INTERRUPTED))
-    return results, missing

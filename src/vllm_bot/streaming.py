@@ -16,7 +16,7 @@ from typing import Any
 from .calls import Usage
 from .deltas import ToolCallAssembler, _get
 from .errors import ModelServerError
-from .events import Emit, ReasoningDelta, TextDelta
+from .events import Emit, FirstToken, ReasoningDelta, TextDelta
 from .parsing import StreamFilter
 
 
@@ -75,17 +75,17 @@ def consume(
             delta = _get(choice, "delta")
             reasoning = reasoning_of(delta)
             if reasoning:
-                _first_token(reply)
+                _first_token(reply, emit)
                 reply.reasoning += reasoning
                 emit(ReasoningDelta(reasoning))
             content = _get(delta, "content")
             if content:
-                _first_token(reply)
+                _first_token(reply, emit)
                 parts.append(content)
                 _route(visible.feed_pieces(content), emit)
             tool_calls = _get(delta, "tool_calls")
             if tool_calls:
-                _first_token(reply)
+                _first_token(reply, emit)
                 reply.assembler.feed(tool_calls)
             finish = _get(choice, "finish_reason")
             if finish:
@@ -100,9 +100,10 @@ def _route(pieces: Iterable[tuple[str, str]], emit: Emit) -> None:
         emit(ReasoningDelta(text) if kind == "reasoning" else TextDelta(text))
 
 
-def _first_token(reply: RawReply) -> None:
+def _first_token(reply: RawReply, emit: Emit) -> None:
     if reply.first_token_at is None:
         reply.first_token_at = time.monotonic()
+        emit(FirstToken())
 
 
 def _check_legacy_error(chunk: Any) -> None:

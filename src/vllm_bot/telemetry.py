@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .config import TelemetryConfig
-from .events import Event, ReasoningDelta, RequestStarted, TelemetryReported, TextDelta, TurnFinished
+from .events import Event, FirstToken, RequestStarted, TelemetryReported, TurnFinished
 
 _SAMPLE = re.compile(r"^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)")
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
@@ -130,7 +130,7 @@ class Telemetry:
     def __call__(self, event: Event) -> None:
         if isinstance(event, RequestStarted) and event.mode in ("native", "text"):
             self._arm()
-        elif isinstance(event, (TextDelta, ReasoningDelta)) and self.waiting:
+        elif isinstance(event, FirstToken) and self.waiting:
             self._disarm()
         elif isinstance(event, TurnFinished):
             self._finish(event)

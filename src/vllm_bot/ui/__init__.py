@@ -8,19 +8,18 @@ scope) -> Answer`, `stop_live()`, `debug_stream()` and a `status` line (see ui.s
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..config import UiConfig
 from ..events import Event
 
 
-def fanout(consumers: Iterable[Callable[[Event], None]]) -> Callable[[Event], None]:
-    """One emit that feeds every consumer in order."""
-    targets = list(consumers)
+def fanout(consumers: Sequence[Callable[[Event], None]]) -> Callable[[Event], None]:
+    """One emit that feeds every consumer in order; consumers added to the list later are fed too."""
 
     def emit(event: Event) -> None:
-        for target in targets:
+        for target in consumers:
             target(event)
 
     return emit

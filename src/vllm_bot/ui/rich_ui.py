@@ -25,6 +25,7 @@ from ..calls import ToolCall, ToolResult
 from ..config import UiConfig
 from ..events import (
     Event,
+    FirstToken,
     ModeSwitched,
     Notice,
     ReasoningDelta,
@@ -139,6 +140,7 @@ class RichUI:
         self._started: dict[str, ToolCall] = {}
         self._handlers: dict[type, Callable[[Any], None]] = {
             RequestStarted: self._request,
+            FirstToken: self._first_token,
             ReasoningDelta: self._reasoning_delta,
             TextDelta: self._text,
             TurnFinished: self._turn_finished,
@@ -186,6 +188,10 @@ class RichUI:
         if event.attempt > 1:
             label += f" (attempt {event.attempt})"
         self._start_live("wait", label)
+
+    def _first_token(self, event: FirstToken) -> None:
+        if self._view.phase == "wait":  # a reply of only tool calls streams nothing else to show
+            self._view.label = "Receiving the reply"
 
     def _reasoning_delta(self, event: ReasoningDelta) -> None:
         if self._thinking_since is None:
