@@ -253,3 +253,30 @@ def test_cli_continue_after_kill_9(tmp_path):
         server.assert_done()
     assert done.returncode == 0 and done.stdout.strip() == "resumed", done.stderr
     assert "interrupted" in json.dumps(server.requests[0]["messages"])
+
+
+def test_a_session_resumed_from_text_mode_stays_in_text_mode(tmp_path):
+    ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    env.pop("DEBUG", None)
+    cli = [sys.executable, str(ROOT / "cli.py"), "--workspace", str(ws)]
+    with FakeVLLM([Reply(content="first")]) as server:
+        first = subprocess.run(
+            [*cli, "--base-url", server.base_url, "--no-function-calling", "-p", "go"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert first.returncode == 0, first.stderr
+        assert "tools" not in server.requests[0]
+    with FakeVLLM([Reply(content="second")]) as server:
+        done = subprocess.run(
+            [*cli, "--base-url", server.base_url, "--continue", "-p", "carry on"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        server.assert_done()
+    assert done.returncode == 0 and done.stdout.strip() == "second", done.stderr
+    assert "tools" not in server.requests[0]  # still the text protocol
+    assert "TOOL_CALL" in server.requests[0]["messages"][0]["content"]

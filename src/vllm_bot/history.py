@@ -185,6 +185,7 @@ def restore_mode(session: Any, loaded: LoadedSession) -> None:
     """Function calling as the session left it (config can only turn it off) and the token total."""
     if loaded.function_calling is False:
         session.client.function_calling = False
+        session.resumed_in_text_mode = True  # Session.start keeps it after configuring the profile
     session.agent.usage = loaded.usage()
 
 

@@ -78,6 +78,7 @@ class Session:
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         # Checkpoints before changes, the saved conversation, --continue / --resume.
+        self.resumed_in_text_mode = False
         self.history = attach_history(self, resume, latest=latest)
 
     def add_consumer(self, consumer: Emit) -> None:
@@ -99,6 +100,8 @@ class Session:
         self.client.resolve_model()
         early: list[Event] = []  # what configuring says comes after the session_started event
         configure(self.client, self.config, self.capabilities, early.append)  # profile, remembered mode
+        if self.resumed_in_text_mode:  # a resumed session goes on as it was (config can turn it off)
+            self.client.function_calling = False
         self.mcp.start(self.executor, self.gate, self.emit)  # servers connect in the background
         self.emit(
             SessionStarted(
