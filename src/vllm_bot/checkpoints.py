@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .gitrepo import REF_ROOT, GitRepo, atomic_write, git_errors
-from .sessions import newest_first
+from .sessions import first_line, newest_first
 from .snapshot import Snapshot, delete_refs, set_ref, take_snapshot, write_tree
 
 CHECKPOINT_DIR = "checkpoints"  # inside .vllm-bot/
@@ -154,11 +154,6 @@ class CheckpointStore:
         if stat:
             args.append("--stat")
         return self.repo.run(*args, base, target, "--", *self.repo.scope())
-
-
-def first_line(text: str, limit: int = 72) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def list_ledgers(state_dir: Path) -> list[Path]:

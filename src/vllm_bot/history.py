@@ -19,7 +19,7 @@ from .conversation import Conversation, UserMessage
 from .events import Emit, Event, IterationStarted, Notice, TaskFinished
 from .gitrepo import GitUnavailable, git_errors, open_repo
 from .session_recorder import SessionRecorder
-from .sessions import LoadedSession, SessionLog, find_session, new_session_id, sessions_dir
+from .sessions import LoadedSession, SessionLog, find_session, first_line, new_session_id, sessions_dir
 
 # Tools that only read: they never trigger a checkpoint. Everything else (write, edit, exec, MCP
 # tools, anything unknown) may change files.
@@ -80,7 +80,7 @@ class History:
             self.unavailable = str(e)
             return None
         except (*git_errors(), OSError) as e:  # type: ignore[misc]
-            self.unavailable = f"checkpoints are off: git failed ({_first_line(e)})"
+            self.unavailable = f"checkpoints are off: git failed ({first_line(str(e), 200)})"
             return None
         return CheckpointStore(repo, self.state_dir, session_id)
 
@@ -134,7 +134,7 @@ class History:
             return action(self.store)
         except (*git_errors(), OSError) as e:  # type: ignore[misc]
             tail = f"; {consequence}" if consequence else ""
-            self.emit(Notice("warning", f"checkpoint failed: {_first_line(e)}{tail}"))
+            self.emit(Notice("warning", f"checkpoint failed: {first_line(str(e), 200)}{tail}"))
             return None
 
     def _current_task(self) -> str:
@@ -190,9 +190,8 @@ def restore_mode(session: Any, loaded: LoadedSession) -> None:
 
 
 def resumed_message(loaded: LoadedSession) -> str:
-    lines = [
-        f"Resumed session {loaded.id}: {loaded.turns} turn(s); first task: {_first_line(loaded.first_task)}"
-    ]
+    task = first_line(loaded.first_task, 200)
+    lines = [f"Resumed session {loaded.id}: {loaded.turns} turn(s); first task: {task}"]
     if loaded.interrupted_calls:
         lines.append(
             f"{loaded.interrupted_calls} tool call(s) had not finished when it stopped; the model is told "
@@ -200,8 +199,3 @@ def resumed_message(loaded: LoadedSession) -> str:
         )
     lines += loaded.warnings
     return "\n".join(lines)
-
-
-def _first_line(value: object) -> str:
-    text = str(value).strip()
-    return text.splitlines()[0][:200] if text else ""

@@ -210,14 +210,20 @@ def no_single_match(wanted: str, matches: list[Path]) -> SessionNotFound:
     return SessionNotFound(f"{found} {wanted!r}; `python cli.py sessions` lists them")
 
 
+def first_line(text: str, limit: int = 72) -> str:
+    """The first line of `text`, cut to `limit` characters with "…"; "" for blank text."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def describe_session(s: LoadedSession) -> dict[str, Any]:
     """One row for `python cli.py sessions` and /resume."""
-    task = s.first_task.strip().splitlines()[0] if s.first_task.strip() else "(no task yet)"
+    task = first_line(s.first_task, 70) or "(no task yet)"
     return {
         "id": s.id,
         "time": time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated)),
         "turns": s.turns,
-        "task": task if len(task) <= 70 else task[:69] + "…",
+        "task": task,
     }
 
 
