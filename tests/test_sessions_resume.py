@@ -73,6 +73,25 @@ def test_reads_and_refused_calls_take_no_checkpoint(tmp_path):
     assert not (ws / "made.txt").exists()
 
 
+def test_read_only_commands_take_no_checkpoint_and_a_writing_one_does(tmp_path):
+    ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    looking = [
+        Reply(calls=[Call("exec", {"command": "ls -la && git status"})]),
+        Reply(content="Looked."),
+    ]
+    with FakeVLLM(looking) as server:
+        session = agent_session(ws, server.base_url)
+        session.agent.run("look around")
+        server.assert_done()
+    assert session.history.store.ledger.turns == []
+    writing = [Reply(calls=[Call("exec", {"command": "echo x > made.txt"})]), Reply(content="Made.")]
+    with FakeVLLM(writing) as server:
+        session = agent_session(ws, server.base_url)
+        session.agent.run("make a file")
+        server.assert_done()
+    assert len(session.history.store.ledger.turns) == 1 and (ws / "made.txt").exists()
+
+
 def test_auto_commit_after_a_turn(tmp_path):
     ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
     notices = []

@@ -18,12 +18,10 @@ from .config import Config
 from .conversation import Conversation, UserMessage
 from .events import Emit, Event, IterationStarted, Notice, TaskFinished
 from .gitrepo import GitUnavailable, git_errors, open_repo
+from .policy import tool_kind
+from .readonly import is_read_only_command
 from .session_recorder import SessionRecorder
 from .sessions import LoadedSession, SessionLog, find_session, first_line, new_session_id, sessions_dir
-
-# Tools that only read: they never trigger a checkpoint. Everything else (write, edit, exec, MCP
-# tools, anything unknown) may change files.
-READ_ONLY_TOOLS = frozenset({"read"})
 
 Gate = Callable[[ToolCall], ToolResult | None]
 
@@ -156,11 +154,22 @@ def checkpoint_gate(inner: Gate, history: History) -> Gate:
 
     def gate(call: ToolCall) -> ToolResult | None:
         refused = inner(call)
-        if refused is None and call.name not in READ_ONLY_TOOLS:
+        if refused is None and may_change_files(call):
             history.before_change()
         return refused
 
     return gate
+
+
+def may_change_files(call: ToolCall) -> bool:
+    """Whether a call that is about to run needs the turn's checkpoint first: not for reads and not for
+    commands the approval policy knows to be read-only (`ls`, `git status`); yes for everything else
+    (writes, edits, other commands, MCP tools, anything unknown)."""
+    if tool_kind(call.name) == "read":
+        return False
+    if call.name == "exec":
+        return not is_read_only_command(str(call.arguments.get("command", "")))
+    return True
 
 
 def attach_history(session: Any, resume: str | None = None, *, latest: bool = False) -> History:
