@@ -278,23 +278,17 @@ def test_a_session_resumed_from_text_mode_stays_in_text_mode(tmp_path):
     ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     env.pop("DEBUG", None)
-    cli = [sys.executable, str(ROOT / "cli.py"), "--workspace", str(ws)]
+
+    def run(server, *args):
+        cli = [sys.executable, str(ROOT / "cli.py"), "--workspace", str(ws), "--base-url", server.base_url]
+        return subprocess.run([*cli, *args], capture_output=True, text=True, env=env)
+
     with FakeVLLM([Reply(content="first")]) as server:
-        first = subprocess.run(
-            [*cli, "--base-url", server.base_url, "--no-function-calling", "-p", "go"],
-            capture_output=True,
-            text=True,
-            env=env,
-        )
+        first = run(server, "--no-function-calling", "-p", "go")
         assert first.returncode == 0, first.stderr
         assert "tools" not in server.requests[0]
     with FakeVLLM([Reply(content="second")]) as server:
-        done = subprocess.run(
-            [*cli, "--base-url", server.base_url, "--continue", "-p", "carry on"],
-            capture_output=True,
-            text=True,
-            env=env,
-        )
+        done = run(server, "--continue", "-p", "carry on")
         server.assert_done()
     assert done.returncode == 0 and done.stdout.strip() == "second", done.stderr
     assert "tools" not in server.requests[0]  # still the text protocol
