@@ -16,7 +16,7 @@ from common import row, to_markdown
 from vllm_bot.config import SystemPromptConfig
 from vllm_bot.prompts import system_prompt
 from vllm_bot.testing.script import count_tokens
-from vllm_bot.tooldefs import TOOL_DEFINITIONS
+from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 
 def cl100k() -> Callable[[str], int] | None:

@@ -13,8 +13,8 @@ from typing import Any
 
 from common import row, to_markdown
 
-from vllm_bot.deltas import ToolCallAssembler
-from vllm_bot.streaming import consume
+from vllm_bot.model.deltas import ToolCallAssembler
+from vllm_bot.model.streaming import consume
 
 
 def assembly(calls: int, fragment: int) -> tuple[float, int]:

@@ -156,10 +156,10 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
 
 def compaction_bound(quick: bool) -> list[dict[str, Any]]:
     """On a 4,096-token window with 50 KB tool outputs, request size stays bounded (in-process)."""
-    from vllm_bot.client import ModelClient
+    from vllm_bot.agent.loop import Agent
     from vllm_bot.config import AgentConfig, ContextConfig, ToolsConfig, VllmConfig
-    from vllm_bot.loop import Agent
-    from vllm_bot.retry import Retrier, RetryPolicy
+    from vllm_bot.model.client import ModelClient
+    from vllm_bot.model.retry import Retrier, RetryPolicy
     from vllm_bot.testing.fake_vllm import FakeVLLM
     from vllm_bot.testing.script import Call, Reply
     from vllm_bot.tools import ToolExecutor
@@ -209,11 +209,11 @@ def retained_heap(quick: bool) -> list[dict[str, Any]]:
     import gc
     import tracemalloc
 
-    from vllm_bot.client import ModelClient
+    from vllm_bot.agent.loop import Agent
     from vllm_bot.config import AgentConfig, ContextConfig, ToolsConfig, VllmConfig
     from vllm_bot.events import Event, IterationStarted
-    from vllm_bot.loop import Agent
-    from vllm_bot.retry import Retrier, RetryPolicy
+    from vllm_bot.model.client import ModelClient
+    from vllm_bot.model.retry import Retrier, RetryPolicy
     from vllm_bot.tools import ToolExecutor
 
     turns = 40 if quick else 120

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from vllm_bot.config import SandboxConfig
-from vllm_bot.sandbox import Sandbox, probe, safe_environment
+from vllm_bot.safety.sandbox import Sandbox, probe, safe_environment
 
 STATUS = probe(SandboxConfig())
 needs_bwrap = pytest.mark.skipif(

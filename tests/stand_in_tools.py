@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from vllm_bot.calls import ToolCall, ToolResult, error_result, text_result
-from vllm_bot.tooldefs import TOOL_DEFINITIONS
+from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 
 class StandInTools:
@@ -49,12 +49,12 @@ def agent_session(
     and loop, `attach_history`. Returns a session-like namespace (slash commands accept it)."""
     from types import SimpleNamespace
 
-    from vllm_bot.approval import ApprovalGate
-    from vllm_bot.client import ModelClient
+    from vllm_bot.agent.loop import Agent
     from vllm_bot.config import Config
     from vllm_bot.events import ignore
-    from vllm_bot.history import attach_history
-    from vllm_bot.loop import Agent
+    from vllm_bot.history.store import attach_history
+    from vllm_bot.model.client import ModelClient
+    from vllm_bot.safety.approval import ApprovalGate
     from vllm_bot.statedir import workspace_state_dir
     from vllm_bot.ui import fanout
 

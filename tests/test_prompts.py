@@ -1,7 +1,7 @@
 import pytest
 
 from vllm_bot.prompts import PromptError, render, system_prompt, tool_listing
-from vllm_bot.tooldefs import TOOL_DEFINITIONS
+from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 
 def build(text_mode, definitions=TOOL_DEFINITIONS):

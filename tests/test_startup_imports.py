@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONNECT = """
 import sys
 sys.path.insert(0, {src!r})
-from vllm_bot.client import ModelClient
+from vllm_bot.model.client import ModelClient
 from vllm_bot.config import VllmConfig
 client = ModelClient(VllmConfig(base_url={url!r}), system_prompt=lambda t, d: "")
 print(client.resolve_model(), client.context_window)

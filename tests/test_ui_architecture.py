@@ -25,13 +25,13 @@ def test_only_the_rich_ui_module_imports_rich():
 
 
 def test_prompt_toolkit_is_only_used_by_the_terminal_input_and_prompt():
-    assert importers("prompt_toolkit") <= {"vllm_bot/repl.py", "vllm_bot/ui/rich_ui.py"}
+    assert importers("prompt_toolkit") <= {"vllm_bot/ui/repl.py", "vllm_bot/ui/rich_ui.py"}
 
 
 def test_help_and_headless_modules_do_not_load_the_terminal_libraries():
     code = (
         f"import sys; sys.path.insert(0, {str(SRC)!r})\n"
-        "import vllm_bot.app, vllm_bot.session, vllm_bot.headless, vllm_bot.ui.json_out\n"
+        "import vllm_bot.app, vllm_bot.session, vllm_bot.ui.headless, vllm_bot.ui.json_out\n"
         "vllm_bot.app.build_parser().format_help()\n"
         "print(sorted(m for m in ('rich', 'prompt_toolkit', 'openai') if m in sys.modules))\n"
     )

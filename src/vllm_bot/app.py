@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .cliargs import UsageError, connection_flags, overrides_from, resolve_workspace
 from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -31,24 +31,6 @@ examples:
   python cli.py -p "..." --output-format json    one JSON object with the answer, calls and usage
   python cli.py --demo                           a scripted demo task, no GPU or server needed
 """
-
-
-def config_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
-
-
-def workspace_flag(parser: argparse.ArgumentParser, help: str = "the project directory") -> None:
-    parser.add_argument("--workspace", metavar="DIR", help=f"{help} (default: current directory)")
-
-
-def connection_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags shared by a task and the sub-commands that talk to the server."""
-    parser.add_argument("--base-url", help="vLLM server URL (default http://localhost:8000/v1)")
-    parser.add_argument("--model", help='served model name ("auto": the first one the server lists)')
-    parser.add_argument("--api-key", help="API key the server was started with (--api-key)")
-    config_flag(parser)
-    workspace_flag(parser)
-    parser.add_argument("--debug", action="store_true", default=None, help="log each step and keep a trace")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,25 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "vllm.base_url": getattr(args, "base_url", None),
-        "vllm.model": getattr(args, "model", None),
-        "vllm.api_key": getattr(args, "api_key", None),
-        "vllm.enable_function_calling": getattr(args, "function_calling", None),
-        "agent.max_iterations": getattr(args, "max_iterations", None),
-        "agent.debug": getattr(args, "debug", None),
-        "agent.approval": "full-auto" if getattr(args, "yes", False) else None,
-    }
-
-
 # Sub-commands: name -> "module:function"; the function returns (add_arguments, run). Modules are
 # imported only when their command is used, so `--help` stays fast. run(args) returns the exit code.
 SUBCOMMANDS: dict[str, str] = {
     "mcp": "vllm_bot.mcp.cli:command",
-    "undo": "vllm_bot.history_cli:undo_command",
-    "diff": "vllm_bot.history_cli:diff_command",
-    "sessions": "vllm_bot.history_cli:sessions_command",
+    "undo": "vllm_bot.history.cli:undo_command",
+    "diff": "vllm_bot.history.cli:diff_command",
+    "sessions": "vllm_bot.history.cli:sessions_command",
     "doctor": "vllm_bot.doctor:command",
 }
 
@@ -145,7 +115,7 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
 
 def run_session(args: argparse.Namespace) -> int:
-    from . import warmup
+    from .model import warmup
 
     warmup.start()  # the openai SDK imports while the session starts and the prompt appears
     from .config import load_config
@@ -185,17 +155,6 @@ def guarded(action: Any, *, headless: bool) -> int:
     except KeyboardInterrupt:
         print("\nvllm-bot: interrupted", file=sys.stderr)
         return EXIT_LIMIT if headless else 0
-
-
-class UsageError(Exception):
-    """Bad command-line usage (exit 2)."""
-
-
-def resolve_workspace(value: str | None) -> Path:
-    path = Path(value).expanduser() if value else Path.cwd()
-    if not path.is_dir():
-        raise UsageError(f"workspace {path} is not a directory")
-    return path.resolve()
 
 
 def read_task(value: str | None) -> str | None:

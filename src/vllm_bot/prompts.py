@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import SystemPromptConfig
-from .tooldefs import signature
+from .tools.definitions import signature
 
 
 class PromptError(Exception):

@@ -1,6 +1,6 @@
 """One agent session: builds the client, tools, gate and front ends from config and runs tasks.
 
-This is the composition root. The interactive loop lives in repl.py, the `-p` flow in headless.py;
+This is the composition root. The interactive loop lives in ui/repl.py, the `-p` flow in ui/headless.py;
 both drive the parts built here.
 """
 
@@ -11,20 +11,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .approval import ApprovalGate
-from .capabilities import CapabilityCache, ModeMemory, configure
-from .client import ModelClient
+from .agent.loop import Agent
 from .config import Config
 from .events import Emit, Event, Notice, SessionStarted
-from .history import attach_history
-from .loop import Agent
+from .history.store import attach_history
 from .mcp.bridge import McpTools
-from .mentions import attach, budget_for
+from .model.capabilities import CapabilityCache, ModeMemory, configure
+from .model.client import ModelClient
+from .model.telemetry import for_session
+from .model.trace import Trace
 from .prompts import SystemPrompts
+from .safety.approval import ApprovalGate
 from .statedir import workspace_state_dir
-from .telemetry import for_session
-from .toolbox import build_toolbox
-from .trace import Trace
+from .tools.mentions import attach, budget_for
+from .tools.toolbox import build_toolbox
 from .ui import fanout, front_end
 from .ui.banner import BannerInfo, git_status
 from .ui.debuglog import DebugLog
@@ -143,12 +143,12 @@ class Session:
         )
 
     def run_headless(self, task: str, output_format: str = "text") -> int:
-        from .headless import run_headless
+        from .ui.headless import run_headless
 
         return run_headless(self, task, output_format)
 
     def run_interactive(self) -> int:
-        from .repl import run_repl
+        from .ui.repl import run_repl
 
         return run_repl(self)
 

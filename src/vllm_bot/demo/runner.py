@@ -53,7 +53,7 @@ def run(args: Any) -> int:
 
 
 def _run_session(args: Any, workspace: Path, base_url: str) -> int:
-    from ..app import overrides_from
+    from ..cliargs import overrides_from
     from ..config import load_config
     from ..session import Session
     from ..ui import front_end

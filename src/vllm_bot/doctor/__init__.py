@@ -15,7 +15,7 @@ def command() -> tuple[Callable[[argparse.ArgumentParser], None], Callable[[argp
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..app import connection_flags
+    from ..cliargs import connection_flags
 
     parser.description = (
         "Check the vLLM server: reachability, /health, /version, /v1/models, /tokenize, /metrics, "
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..app import overrides_from
+    from ..cliargs import overrides_from
     from ..config import load_config
 
     config = load_config(args.config, overrides=overrides_from(args))
@@ -44,7 +44,7 @@ def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[st
     """Connect to the configured MCP servers (in the workspace, as a session would), or None."""
     if not config.mcp.servers:
         return None
-    from ..app import resolve_workspace
+    from ..cliargs import resolve_workspace
     from ..mcp.report import mcp_report
 
     workspace = resolve_workspace(args.workspace)

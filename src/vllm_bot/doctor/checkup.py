@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..capabilities import CapabilityCache, Remembered
-from ..client import ModelClient
 from ..config import Config
-from ..endpoints import call
 from ..errors import ModelServerError
-from ..profiles import Profile, describe, resolve
+from ..model.capabilities import CapabilityCache, Remembered
+from ..model.client import ModelClient
+from ..model.endpoints import call
+from ..model.profiles import Profile, describe, resolve
 from .knowledge import Family, Knowledge, knowledge
 from .mcp_checks import mcp_checks
 from .probes import PROBES, Outcome, Probe, request_params, send

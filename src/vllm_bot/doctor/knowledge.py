@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..profiles import RESOURCES, pattern_matches
+from ..model.profiles import RESOURCES, pattern_matches
 
 
 @dataclass

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..calls import ToolCall, Usage
-from ..deltas import _get
 from ..events import ignore
-from ..streaming import RawReply, consume, reply_from_completion
-from ..tooldefs import TOOL_DEFINITIONS, find_definition
+from ..model.deltas import _get
+from ..model.streaming import RawReply, consume, reply_from_completion
+from ..tools.definitions import TOOL_DEFINITIONS, find_definition
 
 # Quotes, backslashes, braces, a tab, blank lines and non-ASCII: what breaks argument streaming.
 LONG_TEXT = (
@@ -128,7 +128,7 @@ def send(sdk: Any, params: dict[str, Any], stream: bool) -> Outcome:
     import openai
 
     from ..errors import ModelServerError
-    from ..server_errors import _status_message
+    from ..model.server_errors import _status_message
 
     try:
         if stream:

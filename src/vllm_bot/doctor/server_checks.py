@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..endpoints import HttpAnswer
-from ..telemetry import parse_metrics
+from ..model.endpoints import HttpAnswer
+from ..model.telemetry import parse_metrics
 from .report import Check
 
 START_HINT = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.server_errors import FALLBACK_MARKERS
 from ..parsing import extract_tool_calls
-from ..server_errors import FALLBACK_MARKERS
 from .knowledge import Family, Knowledge
 from .probes import Outcome, Probe, same_calls
 from .report import Advice, Check

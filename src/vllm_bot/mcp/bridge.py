@@ -15,7 +15,7 @@ from typing import Any
 from ..calls import ToolResult
 from ..config import Config
 from ..events import Emit, Notice
-from ..tooldefs import tool_names
+from ..tools.definitions import tool_names
 from .manager import McpManager
 from .report import call_preview, log_dir_in
 from .schema import McpTool

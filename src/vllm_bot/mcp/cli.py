@@ -18,7 +18,7 @@ def command() -> tuple[Any, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..app import config_flag, workspace_flag
+    from ..cliargs import config_flag, workspace_flag
 
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = sub.add_parser("list", help="connect to each server and list its tools")
@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..app import resolve_workspace
+    from ..cliargs import resolve_workspace
     from ..config import load_config
     from .report import mcp_report, status_lines
 

@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from ..calls import ToolCall, new_call_id
-from ..tooldefs import find_definition, tool_names
-from ..validation import ArgumentError, example_arguments, map_argument_names, normalize_arguments
+from ..tools.definitions import find_definition, tool_names
+from ..tools.validation import ArgumentError, example_arguments, map_argument_names, normalize_arguments
 from .jsonscan import loads_lenient
 
 NAME_KEYS = ("name", "tool_name", "function_name", "tool", "function", "recipient_name")

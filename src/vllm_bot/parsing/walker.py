@@ -231,7 +231,7 @@ def _maybe_harmony_analysis(text: str, at: int) -> bool:
 
 def builder_for(definitions: list[dict[str, Any]] | None) -> Builder:
     if definitions is None:
-        from ..tooldefs import TOOL_DEFINITIONS
+        from ..tools.definitions import TOOL_DEFINITIONS
 
         definitions = TOOL_DEFINITIONS
     return Builder(definitions)

@@ -16,14 +16,14 @@ from typing import Any
 from ..calls import ToolCall, ToolResult, error_result
 from ..config import ToolsConfig
 from ..statedir import STATE_DIR_NAME
-from ..tooldefs import TOOL_DEFINITIONS, find_definition, tool_names
-from ..validation import ArgumentError, normalize_arguments
 from .context import ToolContext
+from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
 from .edit import edit_tool, preview_edit
 from .errors import ToolError, describe_os_error
 from .paths import Confinement
 from .read import read_tool
 from .shell import exec_tool
+from .validation import ArgumentError, normalize_arguments
 from .write import preview_write, write_tool
 
 Handler = Callable[..., ToolResult]

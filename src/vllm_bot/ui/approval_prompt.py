@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..approval import Answer
 from ..calls import ToolCall
-from ..policy import GrantScope
+from ..safety.approval import Answer
+from ..safety.policy import GrantScope
 from .display import format_arguments, safe_text, split_diff
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this session (or type what to do instead): "

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..gitrepo import SAFETY
+from ..history.gitrepo import SAFETY
 from .status import short_count
 
 

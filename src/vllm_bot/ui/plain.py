@@ -7,7 +7,6 @@ import json
 import sys
 from typing import TextIO
 
-from ..approval import Answer
 from ..calls import ToolCall
 from ..events import (
     Event,
@@ -19,7 +18,8 @@ from ..events import (
     ToolCallStarted,
     TurnFinished,
 )
-from ..policy import GrantScope
+from ..safety.approval import Answer
+from ..safety.policy import GrantScope
 from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import safe_text

@@ -20,7 +20,6 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from ..approval import Answer
 from ..calls import ToolCall, ToolResult
 from ..config import UiConfig
 from ..events import (
@@ -37,7 +36,8 @@ from ..events import (
     ToolOutput,
     TurnFinished,
 )
-from ..policy import GrantScope
+from ..safety.approval import Answer
+from ..safety.policy import GrantScope
 from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import (

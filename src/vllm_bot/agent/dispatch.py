@@ -1,0 +1,34 @@
+"""Decide whether a parsed call is well-formed before anything runs (unknown tool, bad JSON, schema).
+
+A malformed call is answered with an error result that tells the model what to send instead; it is
+never executed. A well-formed call that then fails when run (refused path, non-zero exit) is a normal
+result, not a malformed reply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..calls import ToolCall
+from ..tools.definitions import find_definition, tool_names
+from ..tools.validation import ArgumentError, expected_shape, normalize_arguments
+
+
+def check_call(call: ToolCall, definitions: list[dict[str, Any]]) -> str | None:
+    """Return a message for the model if `call` cannot run; otherwise normalize its arguments in place."""
+    definition = find_definition(definitions, call.name)
+    if call.error:
+        hint = f" Expected {expected_shape(definition)}." if definition else ""
+        reason = call.error.rstrip()
+        stop = "" if reason.endswith((".", "!", "?")) else "."
+        return f"could not use this tool call: {reason}{stop}{hint}"
+    if definition is None:
+        available = ", ".join(tool_names(definitions))
+        return (
+            f"unknown tool {call.name!r}. Available tools: {available}. Call one of them by its exact name."
+        )
+    try:
+        call.arguments = normalize_arguments(definition, call.arguments)
+    except ArgumentError as e:
+        return str(e)
+    return None

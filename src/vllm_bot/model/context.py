@@ -1,0 +1,259 @@
+"""Keep the conversation inside the model's context window.
+
+Before each request the prompt is measured (tokens.TokenCounter). Past the threshold (default 80% of
+the window) the history is compacted in two steps: old tool results are shrunk to head + tail
+(oldest first, only as many as it takes, never those of the last few turns), then the oldest turns
+are summarized by the model itself into one message. Only if that is still not enough are the recent
+turns' results cut harder (never the newest turn's). The system prompt and the original task stay
+verbatim. Between compactions the history is append-only, so vLLM's prefix cache keeps hitting.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..calls import AssistantTurn, ToolResult
+from ..config import ContextConfig
+from ..conversation import Conversation, ToolResults, UserMessage
+from .tokens import TokenCounter
+
+MIN_OUTPUT_TOKENS = 256
+CLIPPED_MARKER = (
+    "[... {n} characters cut here: the output is too long for this model's context window. "
+    "Ask for the part you need (read with offset/limit, or filter the command's output) ...]"
+)
+SHRUNK_MARKER = (
+    "[... {n} characters of this old tool result were removed to save context; "
+    "run the tool again if you need them ...]"
+)
+
+
+@dataclass
+class Compaction:
+    before: int
+    after: int
+    shrunk: int = 0  # tool results shrunk
+    summarized: int = 0  # entries folded into the summary
+
+    def describe(self) -> str:
+        steps = []
+        if self.shrunk:
+            steps.append(f"shrank {self.shrunk} old tool results")
+        if self.summarized:
+            steps.append(f"summarized {self.summarized} earlier messages")
+        done = ", ".join(steps) or "nothing to do"
+        return f"Compacted the conversation: ~{self.before:,} -> ~{self.after:,} tokens ({done})."
+
+
+Measure = Callable[[], int]  # tokens of the next request as the conversation stands now
+Summarize = Callable[[str], str]  # transcript -> summary (a model request without tools)
+
+
+class ContextManager:
+    def __init__(
+        self,
+        config: ContextConfig,
+        counter: TokenCounter,
+        served_window: Callable[[], int | None],
+        configured_window: int | None = None,
+        max_output: int | None = None,
+    ) -> None:
+        self.config = config
+        self.counter = counter
+        self._served = served_window
+        self.configured_window = configured_window
+        self.max_output = max_output
+
+    @property
+    def window(self) -> int:
+        return self.configured_window or self._served() or self.config.assumed_window
+
+    @property
+    def window_assumed(self) -> bool:
+        return not (self.configured_window or self._served())
+
+    def estimate(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+        return self.counter.count_messages(messages, tools)
+
+    def budget(self) -> int:
+        return int(self.window * self.config.compact_threshold)
+
+    def over_budget(self, prompt_tokens: int) -> bool:
+        return prompt_tokens > self.budget()
+
+    def fits(self, prompt_tokens: int) -> bool:
+        return prompt_tokens + MIN_OUTPUT_TOKENS <= self.window
+
+    def max_tokens(self, prompt_tokens: int) -> int:
+        """Completion budget so prompt + completion fits the window (with a small safety margin)."""
+        margin = 16 + self.window // 50
+        room = self.window - prompt_tokens - margin
+        wanted = self.max_output or max(1024, self.window // 4)
+        return max(1, min(wanted, room))
+
+    def result_budget_chars(self) -> int:
+        """Characters one turn's tool results may take: a share of the window, so one big output
+        (a 50 KB file, a long log) can never overflow a small context on its own."""
+        return max(2000, int(self.window * 0.3 * self.counter.chars_per_token))
+
+    def clip_new_results(self, conversation: Conversation) -> int:
+        """Cap the newest tool results (head + tail) to the window's share; returns how many were cut."""
+        last = conversation.entries[-1] if conversation.entries else None
+        if not isinstance(last, ToolResults) or not last.results:
+            return 0
+        each = self.result_budget_chars() // len(last.results)
+        return _shrink_entry(last, each, CLIPPED_MARKER)
+
+    # -- compaction -----------------------------------------------------------------------------
+
+    def compact(
+        self, conversation: Conversation, measure: Measure, summarize: Summarize, *, force: bool = False
+    ) -> Compaction:
+        """Shrink, then summarize, until the next request is under budget (or `force`: always summarize).
+        Old tool results are cut oldest first and only as many as needed, so the prefix vLLM has cached
+        changes as little as possible."""
+        budget = self.budget()
+        result = Compaction(before=measure(), after=0)
+
+        def under_budget() -> bool:
+            return measure() <= budget
+
+        keep, chars = self.config.keep_recent_turns, self.config.shrink_results_to
+        if result.before > budget or force:
+            result.shrunk = shrink_results(conversation, keep, chars, None if force else under_budget)
+        if force or not under_budget():
+            result.summarized = summarize_old_turns(conversation, keep, summarize, self._transcript_chars())
+        if not under_budget():  # last resort: the turns before the newest one, harder
+            result.shrunk += shrink_results(conversation, 1, chars // 4, under_budget)
+        result.after = measure()
+        return result
+
+    def _transcript_chars(self) -> int:
+        """How much old conversation text one summary request may carry."""
+        return int(self.window * 0.5 * self.counter.chars_per_token)
+
+    def breakdown(
+        self, system: str, tools: list[dict[str, Any]] | None, conversation: Conversation
+    ) -> dict[str, int]:
+        """Where the tokens go, for /tokens."""
+        count = self.counter.count_text
+        parts = {
+            "system prompt": count(system),
+            "tool definitions": count(json.dumps(tools)) if tools else 0,
+            "user messages": 0,
+            "assistant messages": 0,
+            "tool results": 0,
+            "summaries": 0,
+        }
+        for entry in conversation.entries:
+            if isinstance(entry, UserMessage):
+                parts["summaries" if entry.kind == "summary" else "user messages"] += count(entry.content)
+            elif isinstance(entry, AssistantTurn):
+                args = " ".join(json.dumps(c.arguments) for c in entry.tool_calls)
+                parts["assistant messages"] += count(entry.content + args)
+            else:
+                parts["tool results"] += sum(count(r.as_text()) for r in entry.results)
+        return parts
+
+
+def _recent_start(entries: list[Any], keep_turns: int) -> int:
+    """Index of the first entry that belongs to the last `keep_turns` assistant turns (or their task)."""
+    turns = [i for i, e in enumerate(entries) if isinstance(e, AssistantTurn)]
+    if len(turns) < keep_turns or keep_turns <= 0:
+        return 0 if keep_turns > 0 else len(entries)
+    return turns[-keep_turns]
+
+
+def shrink_results(
+    conversation: Conversation,
+    keep_turns: int,
+    keep_chars: int,
+    enough: Callable[[], bool] | None = None,
+) -> int:
+    """Cut old tool results to head + tail with a marker, oldest first, until `enough()` (every old
+    one when it is None); the last `keep_turns` turns are never cut. Returns how many were cut."""
+    entries = conversation.entries
+    shrunk = 0
+    for entry in entries[: _recent_start(entries, keep_turns)]:
+        if not isinstance(entry, ToolResults):
+            continue
+        for i, result in enumerate(entry.results):
+            cut = _cut(result, keep_chars, SHRUNK_MARKER)
+            if cut is None:
+                continue
+            if enough is not None and enough():
+                return shrunk
+            entry.results[i] = cut
+            shrunk += 1
+    return shrunk
+
+
+def _shrink_entry(entry: ToolResults, keep_chars: int, marker: str) -> int:
+    shrunk = 0
+    for i, result in enumerate(entry.results):
+        cut = _cut(result, keep_chars, marker)
+        if cut is not None:
+            entry.results[i] = cut
+            shrunk += 1
+    return shrunk
+
+
+def _cut(result: ToolResult, keep_chars: int, marker: str) -> ToolResult | None:
+    """The result cut to head + tail around `marker`, or None when it is short enough already."""
+    text = result.as_text()
+    if len(text) <= keep_chars + len(marker) + 20:
+        return None
+    half = keep_chars // 2
+    cut = text[:half] + "\n" + marker.format(n=len(text) - 2 * half) + "\n" + text[-half:]
+    return ToolResult(result.tool_call_id, result.name, "error" if result.is_error else "text", cut)
+
+
+def summarize_old_turns(
+    conversation: Conversation, keep_turns: int, summarize: Summarize, max_chars: int
+) -> int:
+    """Replace the turns between the first task and the recent ones with one summary message."""
+    entries = conversation.entries
+    first_task = next(
+        (i for i, e in enumerate(entries) if isinstance(e, UserMessage) and e.kind == "task"), None
+    )
+    if first_task is None:
+        return 0
+    stop = _recent_start(entries, keep_turns)
+    old = entries[first_task + 1 : stop]
+    if not old:
+        return 0
+    summary = summarize(render_transcript(old, max_chars)).strip()
+    latest_task = [e for e in old if isinstance(e, UserMessage) and e.kind == "task"][-1:]
+    replacement: list[Any] = [
+        UserMessage("Summary of the work so far (earlier messages were compacted):\n" + summary, "summary")
+    ]
+    conversation.entries = [*entries[: first_task + 1], *replacement, *latest_task, *entries[stop:]]
+    return len(old)
+
+
+def render_transcript(entries: list[Any], max_chars: int) -> str:
+    """Plain text of old entries for the summary request, each tool result capped, the whole bounded."""
+    lines: list[str] = []
+    for entry in entries:
+        if isinstance(entry, UserMessage):
+            lines.append(f"USER ({entry.kind}): {entry.content}")
+        elif isinstance(entry, AssistantTurn):
+            calls = "; ".join(
+                f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)[:300]})" for c in entry.tool_calls
+            )
+            lines.append(f"ASSISTANT: {entry.content}" + (f"\nCALLS: {calls}" if calls else ""))
+        elif isinstance(entry, ToolResults):
+            for r in entry.results:
+                text = r.as_text()
+                text = text if len(text) <= 1500 else text[:700] + "\n[...]\n" + text[-700:]
+                lines.append(f"RESULT of {r.name}{' (error)' if r.is_error else ''}: {text}")
+    transcript = "\n\n".join(lines)
+    if len(transcript) > max_chars:
+        half = max(1, max_chars // 2)
+        transcript = (
+            transcript[:half] + "\n\n[... middle of the transcript omitted ...]\n\n" + transcript[-half:]
+        )
+    return transcript

@@ -1,0 +1,95 @@
+"""Map openai SDK exceptions to what the client does next: fall back to text mode, compact the
+context, retry (a server that answered before and faltered), or stop with one clear sentence."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import ModelServerError, ServerUnreachable, unreachable_message
+from .retry import TransientServerError
+from .watchdog import StreamStalled
+
+FALLBACK_MARKERS = ("--enable-auto-tool-choice", "requires --tool-call-parser")
+CONTEXT_MARKERS = ("maximum context length", "is too large", "cannot be greater than")
+
+
+class ToolChoiceUnsupported(Exception):
+    """vLLM's 400 for `tools` on a server started without --enable-auto-tool-choice/--tool-call-parser."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class ContextLengthExceeded(Exception):
+    """vLLM's 400 for a prompt (plus max_tokens) longer than the model's window."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+@contextlib.contextmanager
+def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
+    import openai
+
+    url = client.config.base_url
+    try:
+        yield
+    except StreamStalled as e:
+        raise TransientServerError(f"The server at {url} stalled: {e}") from None
+    except openai.APIStatusError as e:
+        _record(client, e)
+        client.answered = True
+        raise _status_error(e, url, native) from None
+    except openai.APIConnectionError as e:
+        _record(client, e)
+        if not client.answered:
+            detail = "timed out" if isinstance(e, openai.APITimeoutError) else "connection failed"
+            raise ServerUnreachable(unreachable_message(url, detail)) from None
+        raise TransientServerError(f"Lost the connection to the server at {url}.") from None
+    except openai.APIError as e:  # an error object inside a 200 stream
+        _record(client, e)
+        raise TransientServerError(
+            f"The server at {url} reported an error during the reply: {e.message}."
+        ) from None
+
+
+def _status_error(e: Any, url: str, native: bool) -> Exception:
+    message = _status_message(e)
+    status = e.status_code
+    if status == 400 and native and any(m in message for m in FALLBACK_MARKERS):
+        return ToolChoiceUnsupported(message)
+    if status == 400 and any(m in message for m in CONTEXT_MARKERS):
+        return ContextLengthExceeded(message)
+    if status == 401:
+        return ModelServerError(
+            f"The server at {url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
+            "--api-key to the key vLLM was started with (--api-key)."
+        )
+    if status == 429 or status >= 500:
+        return TransientServerError(f"The server at {url} answered {status}: {message}.", _retry_after(e))
+    return ModelServerError(f"The server at {url} answered {status}: {message}")
+
+
+def _retry_after(e: Any) -> float | None:
+    headers = getattr(getattr(e, "response", None), "headers", None) or {}
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: use our own backoff
+
+
+def _status_message(e: Any) -> str:
+    body = e.body
+    if isinstance(body, dict):
+        return str(body.get("message") or body)
+    if isinstance(body, str):
+        return body
+    return str(e.message)
+
+
+def _record(client: Any, e: Exception) -> None:
+    if client.trace is not None:
+        client.trace.record("error", {"type": type(e).__name__, "message": str(e)})

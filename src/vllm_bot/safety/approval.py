@@ -1,0 +1,65 @@
+"""The approval gate: policy.decide (pure) plus the front end's confirm prompt (I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from ..calls import ToolCall, ToolResult, error_result
+from ..config import ApprovalMode
+from .policy import Grants, GrantScope, decide, grant_scope, remember
+
+
+@dataclass
+class Answer:
+    approved: bool
+    always: bool = False  # approve this tool for the rest of the session
+    message: str | None = None  # a sentence for the model when refused
+
+
+# (call, preview, reason, what an "always" answer would cover) -> Answer
+Confirm = Callable[[ToolCall, str | None, str, GrantScope], Answer]
+
+
+class ApprovalGate:
+    """Callable gate for the loop: None to run the call, an error result when it is refused."""
+
+    def __init__(
+        self,
+        mode: ApprovalMode,
+        confirm: Confirm | None,
+        *,
+        preview: Callable[[str, dict[str, Any]], str | None] | None = None,
+        sandboxed: bool = True,
+        workspace: str | PurePath | None = None,
+    ) -> None:
+        self.mode = mode
+        self.confirm = confirm  # None: nobody to ask (headless without --yes)
+        self.preview = preview
+        self.sandboxed = sandboxed
+        self.workspace = workspace  # lets the policy match absolute paths against the workspace's .git
+        self.grants = Grants()
+
+    def __call__(self, call: ToolCall) -> ToolResult | None:
+        verdict = decide(call, self.mode, self.grants, sandboxed=self.sandboxed, workspace=self.workspace)
+        if verdict.decision == "allow":
+            return None
+        if verdict.decision == "deny":
+            return error_result(call, f"refused by policy: {verdict.reason}. Do not retry this call.")
+        if self.confirm is None:
+            return error_result(
+                call,
+                f"not run: {verdict.reason}, and nobody can approve it in this headless run (the user can "
+                "re-run with --yes). Continue without it, or finish and explain what is left to do.",
+            )
+        preview = self.preview(call.name, call.arguments) if self.preview else None
+        scope = grant_scope(call, sandboxed=self.sandboxed, mode=self.mode)
+        answer = self.confirm(call, preview, verdict.reason, scope)
+        if answer.approved:
+            if answer.always:
+                remember(self.grants, call, sandboxed=self.sandboxed, mode=self.mode)
+            return None
+        note = f" The user said: {answer.message}" if answer.message else ""
+        return error_result(call, f"the user declined this {call.name} call.{note}")

@@ -1,0 +1,331 @@
+"""The approval policy: a pure decision over (call, mode, grants) -> allow | ask | deny. No I/O.
+
+`ask` confirms every write, edit, command and external tool (reads run); `auto-edit` lets file
+changes run unless their path is written oddly (absolute, `..`, `~`) and lets read-only commands run;
+`full-auto` (the explicit --yes flag) allows everything that is not denied.
+
+Approvals cut down prompts; they are not the security boundary (the sandbox is). So the read-only
+shortcut and the "always" prefix grants for commands apply only when commands run sandboxed; without
+the sandbox every command asks in `ask` and `auto-edit` unless the user allowed that exact line.
+Denied in every mode: malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, commands that
+remove or move the workspace's `.git` (see gitguard), and commands that wipe the machine or the home
+directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePath, PurePosixPath
+from typing import Literal
+
+from vllm_bot.calls import ToolCall
+from vllm_bot.config import ApprovalMode
+from vllm_bot.safety.gitguard import git_removal_reason
+from vllm_bot.safety.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
+from vllm_bot.safety.shellsplit import SimpleCommand
+from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
+from vllm_bot.safety.wrappers import OPEN_ENDED, program_name, words
+from vllm_bot.statedir import PROTECTED_NAMES
+
+__all__ = [
+    "DEFAULT_TOOL_KINDS",
+    "Decision",
+    "GrantScope",
+    "Grants",
+    "Verdict",
+    "decide",
+    "grant_scope",
+    "is_read_only_command",
+    "remember",
+]
+
+Decision = Literal["allow", "ask", "deny"]
+DEFAULT_TOOL_KINDS: dict[str, str] = {"read": "read", "write": "edit", "edit": "edit", "exec": "exec"}
+
+# Tools whose second word names what they do (`git commit`, `npm test`): a grant covers both words.
+_SUBCOMMAND_TOOLS = set(
+    words(
+        "git npm pnpm yarn npx cargo go pip pip3 uv poetry make "
+        "docker podman kubectl dotnet mvn gradle bun deno"
+    )
+)
+_SYSTEM_DIRS = set(
+    words("bin boot dev etc home lib lib32 lib64 opt proc root sbin srv sys usr var mnt media run snap nix")
+)
+_HOME_TARGET = re.compile(r"(~|\$HOME|\$\{HOME\})/?\*?")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision
+    reason: str
+
+
+@dataclass
+class Grants:
+    """ "Always for this session" answers. tools: tool names; commands: argv prefixes such as
+    "pytest" or "git commit" (honoured only when sandboxed); lines: exact command lines."""
+
+    tools: set[str] = field(default_factory=set)
+    commands: set[str] = field(default_factory=set)
+    lines: set[str] = field(default_factory=set)
+
+
+def tool_kind(name: str, tool_kinds: Mapping[str, str] | None = None) -> str:
+    """read | edit | exec | external (unknown tools are external)."""
+    kinds = {**DEFAULT_TOOL_KINDS, **(tool_kinds or {})}
+    return kinds.get(name, "external")
+
+
+def decide(
+    call: ToolCall,
+    mode: ApprovalMode,
+    grants: Grants,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+    workspace: str | PurePath | None = None,
+) -> Verdict:
+    """Whether `call` runs now (allow), needs the user (ask) or must never run (deny). `workspace` (its
+    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`."""
+    if call.error:
+        return Verdict("deny", f"the call is malformed: {call.error}")
+    kind = tool_kind(call.name, tool_kinds)
+    if kind == "read":
+        return Verdict("allow", "it only reads")
+    if kind == "edit":
+        return _decide_edit(call, mode, grants)
+    if kind == "exec":
+        return _decide_exec(call, mode, grants, sandboxed, workspace)
+    if mode == "full-auto":
+        return Verdict("allow", "full-auto mode")
+    if call.name in grants.tools:
+        return Verdict("allow", f"you allowed {call.name} for this session")
+    return Verdict("ask", f"{call.name} is an external tool")
+
+
+def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants) -> Verdict:
+    path = call.arguments.get("path")
+    reason = protected_path_reason(path)
+    if reason:
+        return Verdict("deny", reason)
+    if mode == "full-auto":
+        return Verdict("allow", "full-auto mode")
+    if call.name in grants.tools:
+        return Verdict("allow", f"you allowed {call.name} for this session")
+    if mode == "ask":
+        return Verdict("ask", "ask mode confirms every file change")
+    unusual = unusual_path_reason(path)
+    if unusual:
+        return Verdict("ask", unusual)
+    return Verdict("allow", f"{mode} mode")
+
+
+def unusual_path_reason(path: object) -> str | None:
+    """Why a file-tool path written as absolute, with `..` or with `~` needs a look in auto-edit mode.
+    Such a path may still resolve inside the workspace (outside it the file tools refuse anyway)."""
+    if not isinstance(path, str):
+        return None
+    text = path.replace("\\", "/")
+    if text.startswith("~"):
+        return f"the path {path} starts with ~"
+    if text.startswith("/"):
+        return f"the path {path} is absolute"
+    if ".." in PurePosixPath(text).parts:
+        return f"the path {path} contains .."
+    return None
+
+
+def _decide_exec(
+    call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: bool, workspace: str | PurePath | None
+) -> Verdict:
+    command = call.arguments.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return Verdict("deny", "there is no command to run")
+    line = parse_line(command)
+    danger = destructive_reason(line) or git_removal_reason(line, workspace)
+    if danger:
+        return Verdict("deny", danger)
+    if mode == "full-auto":
+        return Verdict("allow", "full-auto mode")
+    if command.strip() in grants.lines:
+        return Verdict("allow", "you allowed this exact command for this session")
+    if not sandboxed:
+        return Verdict("ask", "commands run unsandboxed, so every command needs approval")
+    if call.name in grants.tools:
+        return Verdict("allow", f"you allowed {call.name} for this session")
+    careful = mode == "ask"
+    if grants.commands and _covered_by_prefixes(line, grants.commands, read_only_free=not careful):
+        return Verdict("allow", "every part is allowed for this session")
+    if careful:
+        return Verdict("ask", "ask mode confirms every command")
+    not_read_only = judge_line(line)
+    if not_read_only is None:
+        return Verdict("allow", "a read-only command")
+    return Verdict("ask", not_read_only)
+
+
+def _covered_by_prefixes(line: ShellLine, prefixes: set[str], *, read_only_free: bool) -> bool:
+    """Every part is granted (or, outside ask mode, read-only)."""
+    if line.parts is None:
+        return False
+    free = read_only_free
+    return all((free and judge_part(part) is None) or _granted(part, prefixes) for part in line.parts)
+
+
+def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
+    if _grantable_prefix(part) is None:
+        return False
+    words = [w.text for w in part.words]
+    return any(words[: len(p.split())] == p.split() for p in prefixes)
+
+
+def _grantable_prefix(part: SimpleCommand) -> str | None:
+    """The part's `command_prefix`, or None when a grant must not cover the part: it sets variables
+    for the command or redirects into a file (an "always" answer covers neither)."""
+    if part.assignments or any(judge_redirect(r) for r in part.redirects):
+        return None
+    return command_prefix(part)
+
+
+def command_prefix(part: SimpleCommand) -> str | None:
+    """The words an "always" answer covers: `pytest`, `git commit`, `python -m pytest`; None when the
+    program runs whatever its arguments say (shells, `env`, `sudo`, interpreters; by basename, so
+    `/bin/sh` too) or its first words are only known at run time."""
+    words = part.words
+    if not words or any(w.dynamic for w in words[:3]):
+        return None
+    first = words[0].text
+    name = program_name(first)
+    if name in OPEN_ENDED:
+        return None
+    if name.startswith("python"):
+        if len(words) >= 3 and words[1].text == "-m":
+            return " ".join(w.text for w in words[:3])
+        return None  # `python script.py` and `python -c` run anything: exact lines only
+    if name in _SUBCOMMAND_TOOLS:
+        if len(words) < 2 or words[1].text.startswith("-"):
+            return None  # `git -c x=y ...`, a bare `git`: options before the subcommand change anything
+        return f"{first} {words[1].text}"
+    return first
+
+
+@dataclass(frozen=True)
+class GrantScope:
+    """What an "always for this session" answer to one call covers: exactly one of the three."""
+
+    tool: str | None = None  # every call of this tool
+    prefixes: frozenset[str] = frozenset()  # commands starting with these words
+    line: str | None = None  # this exact command line
+
+    def __str__(self) -> str:
+        if self.tool is not None:
+            return f"every {self.tool} call"
+        if self.prefixes:
+            return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(self.prefixes))
+        return f"exactly `{self.line}`"
+
+
+def grant_scope(
+    call: ToolCall,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+    mode: ApprovalMode = "auto-edit",
+) -> GrantScope:
+    """What "always" would grant for `call` (no change to any grants). Commands get argv prefixes
+    only when sandboxed; in ask mode read-only parts need grants too, so they are covered as well."""
+    if tool_kind(call.name, tool_kinds) != "exec":
+        return GrantScope(tool=call.name)
+    command = str(call.arguments.get("command", "")).strip()
+    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
+    return GrantScope(prefixes=frozenset(prefixes)) if prefixes else GrantScope(line=command)
+
+
+def remember(
+    grants: Grants,
+    call: ToolCall,
+    *,
+    sandboxed: bool = True,
+    tool_kinds: Mapping[str, str] | None = None,
+    mode: ApprovalMode = "auto-edit",
+) -> str:
+    """Record an "always for this session" answer for `call` (its `grant_scope`); returns what it
+    covers, for the UI."""
+    scope = grant_scope(call, sandboxed=sandboxed, tool_kinds=tool_kinds, mode=mode)
+    if scope.tool is not None:
+        grants.tools.add(scope.tool)
+    elif scope.prefixes:
+        grants.commands.update(scope.prefixes)
+    else:
+        grants.lines.add(str(scope.line))
+    return str(scope)
+
+
+def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
+    parts = parse_line(command).parts
+    if parts is None:
+        return None
+    prefixes = set()
+    for part in parts:
+        if not read_only_too and judge_part(part) is None:
+            continue
+        prefix = _grantable_prefix(part)
+        if prefix is None:
+            return None
+        prefixes.add(prefix)
+    return prefixes
+
+
+def protected_path_reason(path: object) -> str | None:
+    """File tools never write into `.git/` or `.vllm-bot/` (hooks, config and the agent's state)."""
+    if not isinstance(path, str):
+        return None
+    parts = [p.lower() for p in PurePosixPath(path.replace("\\", "/")).parts]
+    for name in PROTECTED_NAMES:
+        if name in parts:
+            return f"{path} is inside {name}/, which the agent must not change"
+    return None
+
+
+def destructive_reason(command: str | ShellLine) -> str | None:
+    """Why the line must never run (wipes the system, the home directory or a disk); None otherwise."""
+    for found in as_line(command).commands:
+        words = [w.text for w in found.words]
+        name = program_name(words[0])
+        if name.startswith("mkfs") or (name == "dd" and any(_is_disk(w) for w in words)):
+            return f"`{name}` would overwrite a disk"
+        recursive_delete = name == "find" and "-delete" in words
+        if (name in ("rm", "chmod", "chown", "chgrp", "shred") or recursive_delete) and _recursive_on_system(
+            ["-r", *words[1:]] if recursive_delete else words[1:]
+        ):
+            return f"`{' '.join(words)}` would destroy the system or the home directory"
+    return None
+
+
+def _recursive_on_system(args: list[str]) -> bool:
+    recursive = any(a in ("--recursive", "--no-preserve-root") or re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*", a)
+                    for a in args)  # fmt: skip
+    targets = [a for a in args if not a.startswith("-")]
+    return recursive and any(_is_system_target(t) for t in targets)
+
+
+def _is_system_target(target: str) -> bool:
+    if _HOME_TARGET.fullmatch(target) or target.rstrip("/*") in ("..", "../.."):
+        return True
+    if target.startswith("/") and not target.rstrip("/*"):
+        return True  # `/`, `/*`
+    parts = PurePosixPath(target).parts
+    return target.startswith("/") and len(parts) == 2 and parts[1].rstrip("*") in _SYSTEM_DIRS
+
+
+def _is_disk(word: str) -> bool:
+    path = word.removeprefix("of=")
+    return word.startswith("of=/dev/") and path not in (
+        "/dev/null",
+        "/dev/zero",
+        "/dev/stdout",
+        "/dev/stderr",
+    )

@@ -1,0 +1,233 @@
+"""Run commands inside bubblewrap: the workspace writable, everything else read-only or hidden.
+
+Mount order matters (later mounts cover earlier ones): the whole filesystem read-only, fresh /dev
+and /proc, an empty /run (service sockets: D-Bus, Docker, systemd), a private /tmp, the workspace
+(and sandbox.writable_paths) read-write, then protected paths inside them read-only again, then
+secrets hidden. `.git` is bound onto itself so it cannot be renamed away and replaced; protected
+paths that do not exist yet get an empty mount point so they cannot be created.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from vllm_bot.config import SandboxConfig
+from vllm_bot.safety.sandbox.paths import (
+    HOME_STARTUP_FILES,
+    Protected,
+    git_dirs,
+    protected_paths,
+    secret_paths,
+)
+from vllm_bot.safety.sandbox.status import SandboxStatus, unavailable_message
+from vllm_bot.statedir import workspace_state_dir
+
+
+class SandboxUnavailable(RuntimeError):
+    """sandbox.mode is bwrap but bubblewrap cannot run; the message names the cause and the fix."""
+
+
+class Sandbox:
+    """Builds the bwrap argv for one workspace. `wrap` is what the exec tool calls."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        config: SandboxConfig,
+        status: SandboxStatus,
+        *,
+        private_tmp: Path | None = None,
+        home: Path | None = None,
+    ):
+        self.workspace = Path(workspace).resolve()
+        self.config = config
+        self.status = status
+        self.home = Path(home if home is not None else os.environ.get("HOME") or Path.home()).resolve()
+        self._private_tmp = Path(private_tmp).resolve() if private_tmp is not None else None
+        self._own_tmp = private_tmp is None
+        self._created: list[Path] = []  # empty mount points we made; close() removes them
+        self.problems: list[str] = []  # protections that could not be applied (shown by the app)
+
+    @property
+    def active(self) -> bool:
+        return self.config.mode != "off" and self.status.active
+
+    @property
+    def tmpdir(self) -> str | None:
+        """TMPDIR for child commands: the private /tmp when sandboxed, else leave the user's."""
+        return "/tmp" if self.active else None
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """argv that runs `argv` inside the sandbox (unchanged when the sandbox is off or unavailable
+        in auto mode); raises SandboxUnavailable in bwrap mode without a working bwrap."""
+        if self.config.mode == "off":
+            return list(argv)
+        if not self.status.active or self.status.bwrap is None:
+            if self.config.mode == "bwrap":
+                raise SandboxUnavailable(unavailable_message(self.status))
+            return list(argv)
+        if self.workspace == Path("/"):
+            raise SandboxUnavailable(f"refusing to sandbox with {self.workspace} as the writable workspace")
+        return [self.status.bwrap, *self.status.flags, *self.mount_args(), "--", *argv]
+
+    def mount_args(self) -> list[str]:
+        """The bwrap mount arguments (creates the private /tmp and missing mount points on first use)."""
+        self.problems = []
+        args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *self._run_args()]
+        args += ["--bind", str(self.private_tmp()), "/tmp"]
+        roots = self._writable_roots()
+        for root in roots:
+            args += ["--bind", str(root), str(root)]
+        args += self._git_args(roots)
+        args += self._protect_args(roots)
+        args += self._hide_args()
+        return args
+
+    def private_tmp(self) -> Path:
+        if self._private_tmp is None:
+            remove_stale_tmp_dirs()
+            prefix = f"{TMP_PREFIX}{os.getpid()}-"
+            self._private_tmp = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
+        return self._private_tmp
+
+    def release_mount_points(self) -> None:
+        """Remove the empty mount points made for the last command (made again for the next one), so
+        the workspace does not keep them between commands or after a crash."""
+        for path in reversed(self._created):
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                elif path.is_file() and path.stat().st_size == 0:
+                    path.unlink()
+            except OSError:
+                pass  # not empty any more (the user created it meanwhile): keep it
+        self._created.clear()
+
+    def close(self) -> None:
+        """Remove the mount points we created (if still empty) and our private /tmp."""
+        self.release_mount_points()
+        if self._own_tmp and self._private_tmp is not None:
+            shutil.rmtree(self._private_tmp, ignore_errors=True)
+            self._private_tmp = None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- pieces ------------------------------------------------------------------------------
+    def _run_args(self) -> list[str]:
+        args = ["--tmpfs", "/run"]
+        var_run = Path("/var/run")
+        if var_run.is_dir() and not var_run.is_symlink():
+            args += ["--tmpfs", "/var/run"]
+        resolv = Path("/etc/resolv.conf").resolve()
+        if self.status.network and resolv.is_relative_to("/run") and resolv.exists():
+            args += ["--ro-bind", str(resolv.parent), str(resolv.parent)]  # DNS for sandbox.network
+        return args
+
+    def _writable_roots(self) -> list[Path]:
+        roots = [self.workspace]
+        for entry in self.config.writable_paths:
+            path = self._config_path(entry)
+            if path.is_dir() and path not in roots:
+                roots.append(path)
+        return roots
+
+    def _git_args(self, roots: list[Path]) -> list[str]:
+        """Pin each writable repository's `.git` in place; bind git dirs hidden by the private /tmp."""
+        args: list[str] = []
+        for root in roots:
+            dot_git = root / ".git"
+            if dot_git.is_dir() and not dot_git.is_symlink():
+                args += ["--bind", str(dot_git), str(dot_git)]
+            for git_dir in git_dirs(root):
+                if not _inside(git_dir, roots) and git_dir.is_dir():
+                    args += ["--ro-bind", str(git_dir), str(git_dir)]
+        return args
+
+    def _protect_args(self, roots: list[Path]) -> list[str]:
+        workspace_state_dir(self.workspace)
+        protected = protected_paths(self.workspace)
+        mask = self.workspace / ".git"
+        if mask in self._created:  # our empty stand-in for a missing repository, not a repository
+            protected = [p for p in protected if mask not in p.path.parents] + [Protected(mask, "dir", True)]
+        for root in roots[1:]:
+            protected += [p for p in protected_paths(root) if p.path.exists()]
+        if any(_inside(self.home, [root]) for root in roots):
+            protected += [Protected(self.home / rel, "file", False) for rel in HOME_STARTUP_FILES]
+        args: list[str] = []
+        for item in protected:
+            path = item.path
+            if not _inside(path, roots):
+                continue  # read-only already
+            if path.is_symlink():
+                args += self._protect_symlink(path, item.kind, roots)
+                continue
+            if not path.exists():
+                if not item.create or not path.parent.is_dir() or path.parent.is_symlink():
+                    continue
+                self._make_mount_point(path, item.kind)
+            args += ["--ro-bind", str(path), str(path)]
+        return args
+
+    def _protect_symlink(self, link: Path, kind: str, roots: list[Path]) -> list[str]:
+        """A mount cannot cover a symlink itself: protect its target, and the directory holding the
+        link so it cannot be pointed elsewhere."""
+        args: list[str] = []
+        target = link.resolve()
+        if _inside(target, roots):
+            if not target.exists() and target.parent.is_dir():
+                self._make_mount_point(target, kind)
+            if target.exists():
+                args += ["--ro-bind", str(target), str(target)]
+        if link.parent in roots:
+            self.problems.append(f"{link} is a symlink in a writable directory and cannot be protected")
+        else:
+            args += ["--ro-bind", str(link.parent), str(link.parent)]
+        return args
+
+    def _make_mount_point(self, path: Path, kind: str) -> None:
+        try:
+            if kind == "dir":
+                path.mkdir()
+            else:
+                path.touch(exist_ok=False)
+        except OSError as e:  # it appeared meanwhile (or as a symlink): do not run unprotected
+            raise SandboxUnavailable(f"cannot protect {path}: {e.strerror}") from None
+        self._created.append(path)
+
+    def _hide_args(self) -> list[str]:
+        hidden = secret_paths(self.home) + [self._config_path(p) for p in self.config.hidden_paths]
+        args: list[str] = []
+        for path in hidden:
+            if not path.exists() or _inside(self.workspace, [path]):
+                continue
+            if path.is_dir():
+                args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            else:
+                args += ["--ro-bind", "/dev/null", str(path)]
+        return args
+
+    def _config_path(self, entry: str) -> Path:
+        path = Path(os.path.expanduser(entry))
+        return (path if path.is_absolute() else self.workspace / path).resolve()
+
+
+TMP_PREFIX = "vllm-bot-tmp-"
+
+
+def remove_stale_tmp_dirs() -> None:
+    """Private /tmp dirs of sessions that died without cleaning up (named after their process id)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{TMP_PREFIX}*-*"):
+        pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)

@@ -1,0 +1,72 @@
+"""Build the tools a session uses: the sandbox under `exec`, the child environment, the executor."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+
+
+@dataclass
+class Toolbox:
+    executor: Any  # tools.ToolExecutor
+    sandbox: Any  # sandbox.Sandbox
+    status: Any  # sandbox.SandboxStatus
+
+    @property
+    def sandboxed(self) -> bool:
+        return bool(self.sandbox.active)
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+
+def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
+    from ..safety.sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
+    from ..safety.sandbox.paths import git_dirs
+    from ..safety.sandbox.tripwire import Tripwire
+    from . import ToolError, ToolExecutor
+
+    status = probe(config.sandbox)
+    box = config.sandbox
+    if config.source != "defaults":
+        # the config file may hold the API key: commands must not read it, wherever it lives (a copy,
+        # so /config still shows what the user configured)
+        box = dataclasses.replace(box, hidden_paths=[*box.hidden_paths, config.source])
+    sandbox = Sandbox(workspace, box, status)
+
+    def wrap(argv: list[str]) -> list[str]:
+        try:
+            return sandbox.wrap(argv)
+        except SandboxUnavailable as e:
+            raise ToolError(
+                f"commands cannot run here: {e}. Work with read, write and edit instead."
+            ) from None
+
+    env = safe_environment(os.environ, extra_secrets=[config.vllm.api_key], tmpdir=sandbox.tmpdir)
+    confined = sandbox.active or config.sandbox.mode == "bwrap"  # bwrap mode without bwrap: refuse, via wrap
+    executor = ToolExecutor(
+        workspace,
+        config.tools,
+        state_dir=state_dir,
+        wrap_command=wrap if confined else None,
+        env=env,
+        protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
+        after_command=_after_command(Tripwire.for_workspace(workspace), sandbox),
+    )
+    return Toolbox(executor, sandbox, status)
+
+
+def _after_command(tripwire: Any, sandbox: Any) -> Any:
+    """Checks after every command: protected files put back, the sandbox's mount points removed."""
+
+    def check() -> list[str]:
+        notes: list[str] = tripwire.check()
+        sandbox.release_mount_points()
+        return notes
+
+    return check

@@ -1,0 +1,209 @@
+"""Check and normalize tool arguments against a tool's JSON schema from TOOL_DEFINITIONS.
+
+Small models spell argument names their own way (`old_string`, `file_path`, `replaceAll`) and send
+numbers as strings. What can be mapped or coerced without guessing is; the rest becomes an
+`ArgumentError` whose message tells the model exactly what to send instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .definitions import signature
+
+# Spellings models use for our parameters, beyond case/underscore differences (those map by rule).
+ARG_ALIASES: dict[str, str] = {
+    "old_string": "oldText",
+    "old_str": "oldText",
+    "old": "oldText",
+    "search": "oldText",
+    "new_string": "newText",
+    "new_str": "newText",
+    "new": "newText",
+    "replace": "newText",
+    "file_path": "path",
+    "filepath": "path",
+    "file": "path",
+    "filename": "path",
+    "cmd": "command",
+    "text": "content",
+    "contents": "content",
+    "start_line": "offset",
+    "line": "offset",
+    "lines": "limit",
+}
+
+# (tool, argument) pairs whose string is a whole file's text: an object or array given there is the
+# JSON document the model meant to write (`write(path="x.json", content={...})`). Not edit's
+# oldText/newText: they are fragments inside a file, and JSON laid out by us would neither match
+# the file's text nor fit its indentation. Anywhere else a list or object for a string is a mistake
+# the model must hear about (`path=["a.py"]`, `command=["ls", "-la"]`), never something to run.
+# Kept here rather than as a marker in TOOL_DEFINITIONS, which are sent to the server as they are.
+JSON_TEXT_ARGUMENTS: frozenset[tuple[str, str]] = frozenset({("write", "content")})
+
+
+class ArgumentError(ValueError):
+    """Arguments that do not fit the schema; the message is written for the model."""
+
+
+def _fold(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+def map_argument_names(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """Rename keys to the schema's spelling where the intent is unambiguous."""
+    properties = schema.get("properties") or {}
+    folded = {_fold(p): p for p in properties}
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        target = key
+        if key not in properties:
+            alias = ARG_ALIASES.get(key) or ARG_ALIASES.get(key.lower())
+            if alias is not None and alias in properties:
+                target = alias
+            elif _fold(key) in folded:
+                target = folded[_fold(key)]
+        if target in out and target != key:
+            continue  # the schema's own spelling wins over an alias
+        out[target] = value
+    return out
+
+
+def _coerce_value(value: Any, prop: dict[str, Any], json_text: bool = False) -> Any:
+    kind = prop.get("type")
+    if kind == "integer":
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            return int(value.strip())
+    elif kind == "number":
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                return value
+    elif kind == "boolean":
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+            return bool(value)
+    elif kind == "string":
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, (int, float)):
+            return str(value)
+        if json_text and isinstance(value, (dict, list)):
+            return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    elif kind in ("object", "array") and isinstance(value, str):
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(decoded, (dict, list)):
+            return decoded
+    return value
+
+
+def coerce_arguments(
+    schema: dict[str, Any], args: dict[str, Any], json_text: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Coerce values to their property's type; an optional argument given as null is left out
+    (models write `"offset": null` to mean "not given"). Only the string arguments named in
+    `json_text` take an object or array as its JSON text."""
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    return {
+        k: _coerce_value(v, properties[k], k in json_text) if k in properties else v
+        for k, v in args.items()
+        if not (v is None and k in properties and k not in required and not _allows_null(properties[k]))
+    }
+
+
+def _allows_null(prop: dict[str, Any]) -> bool:
+    kind = prop.get("type")
+    return kind == "null" or (isinstance(kind, list) and "null" in kind)
+
+
+def _placeholder(prop: Any) -> str:
+    """`"<string>"` in quotes, other types bare (`<integer>`), so no number is shown as a string."""
+    kind = prop.get("type", "value") if isinstance(prop, dict) else "value"
+    kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
+    return json.dumps(f"<{kind}>") if kind == "string" else f"<{kind}>"
+
+
+def example_arguments(schema: dict[str, Any], names: list[str] | None = None) -> str:
+    """`{"path": "<string>", "offset": <integer>}` for the schema's properties (or just `names`):
+    a readable example, not JSON."""
+    properties = schema.get("properties") or {}
+    shown = list(properties) if names is None else names
+    return "{" + ", ".join(f"{json.dumps(n)}: {_placeholder(properties.get(n))}" for n in shown) + "}"
+
+
+def expected_shape(definition: dict[str, Any]) -> str:
+    """`edit(path, oldText, newText, replace_all?)` with `{"path": "<string>", ...}`."""
+    params = definition["function"].get("parameters") or {}
+    return f"{signature(definition)}, arguments like {example_arguments(params)}"
+
+
+def _describe_error(error: Any) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    where = f"'{path}': " if path else ""
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown argument(s)")
+    if error.validator == "type":
+        got = json.dumps(error.instance, ensure_ascii=False)
+        got = got if len(got) <= 80 else got[:77] + "..."
+        if error.validator_value == "string" and isinstance(error.instance, (list, dict)):
+            return where + _not_a_string(path, error.instance, got)
+        return f"{where}expected {error.validator_value}, got {got}"
+    return where + error.message
+
+
+def _not_a_string(name: str, value: list[Any] | dict[str, Any], got: str) -> str:
+    kind = "an object" if isinstance(value, dict) else "a list"
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        fix = f"send the string itself: {json.dumps(name)}: {json.dumps(value[0], ensure_ascii=False)}"
+    else:
+        fix = "send a single string value"
+    return f"expected a string, got {kind} {got}; {fix}"
+
+
+# id(schema) -> (schema, its compiled validator): built once per schema object, not per call. The
+# schema is kept so its id cannot be reused by another object while the entry exists; the table is
+# emptied when it grows past MAX_VALIDATORS (MCP servers that reconnect bring new schema objects).
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+MAX_VALIDATORS = 512
+_ANY_OBJECT: dict[str, Any] = {"type": "object"}  # the schema of a tool that declares no parameters
+
+
+def _validator(schema: dict[str, Any], jsonschema: Any) -> Any:
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_VALIDATORS) >= MAX_VALIDATORS:
+            _VALIDATORS.clear()
+        entry = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
+    return entry[1]
+
+
+def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]:
+    """Return arguments that satisfy the tool's schema, or raise ArgumentError for the model."""
+    import jsonschema  # deferred: not needed for --help / start-up
+
+    if not isinstance(args, dict):
+        raise ArgumentError(
+            f"arguments must be a JSON object, got {type(args).__name__}. "
+            f"Expected {expected_shape(definition)}"
+        )
+    schema = definition["function"].get("parameters") or _ANY_OBJECT
+    tool = definition["function"]["name"]
+    json_text = frozenset(arg for t, arg in JSON_TEXT_ARGUMENTS if t == tool)
+    fixed = coerce_arguments(schema, map_argument_names(schema, args), json_text)
+    validator = _validator(schema, jsonschema)
+    errors = sorted(validator.iter_errors(fixed), key=lambda e: (len(e.absolute_path), str(e.message)))
+    if errors:
+        problems = "; ".join(_describe_error(e) for e in errors[:3])
+        raise ArgumentError(
+            f"invalid arguments for {tool}: {problems}. Expected {expected_shape(definition)}"
+        )
+    return fixed

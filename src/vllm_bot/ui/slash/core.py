@@ -1,0 +1,46 @@
+"""Core slash commands: /help, /exit, /clear, /tools, /fc."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tools.definitions import signature
+from .registry import SLASH_COMMANDS, command
+
+
+class ExitSession(Exception):
+    """Raised by /exit to leave the interactive loop."""
+
+
+@command("help", "List the commands")
+def _help(session: Any, arg: str) -> None:
+    for cmd in sorted(SLASH_COMMANDS.values(), key=lambda c: c.name):
+        usage = f" {cmd.usage}" if cmd.usage else ""
+        session.say(f"/{cmd.name}{usage}  {cmd.help}")
+
+
+@command("exit", "Leave the session")
+def _exit(session: Any, arg: str) -> None:
+    raise ExitSession()
+
+
+@command("clear", "Start a new conversation")
+def _clear(session: Any, arg: str) -> None:
+    session.agent.conversation.clear()
+    session.say("Conversation cleared.")
+
+
+@command("tools", "List the tools and their parameters")
+def _tools(session: Any, arg: str) -> None:
+    for d in session.executor.definitions:
+        session.say(f"{signature(d)}  {d['function'].get('description', '')}")
+
+
+@command("fc", "Turn native function calling on or off", "on|off")
+def _fc(session: Any, arg: str) -> None:
+    if arg not in ("on", "off"):
+        state = "on" if session.client.function_calling else "off"
+        session.say(f"Function calling is {state}. Use /fc on or /fc off.")
+        return
+    session.client.function_calling = arg == "on"
+    session.say(f"Function calling {arg}.")

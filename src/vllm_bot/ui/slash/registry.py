@@ -1,0 +1,64 @@
+"""Slash commands for the interactive session: a registry filled by the modules that own them.
+
+A module declares its commands with `@command(...)`; its name goes into SLASH_MODULES so it is
+imported when the REPL starts (never at `--help` time).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+SLASH_MODULES = [
+    "vllm_bot.ui.slash.core",
+    "vllm_bot.ui.slash.settings",
+    "vllm_bot.ui.slash.mcp",
+    "vllm_bot.ui.slash.history",
+    "vllm_bot.ui.slash.doctor",
+]
+
+
+@dataclass
+class SlashCommand:
+    name: str
+    help: str
+    run: Callable[[Any, str], None]  # (session, argument text)
+    usage: str = ""
+
+
+SLASH_COMMANDS: dict[str, SlashCommand] = {}
+
+
+def command(
+    name: str, help: str, usage: str = ""
+) -> Callable[[Callable[[Any, str], None]], Callable[[Any, str], None]]:
+    def register(fn: Callable[[Any, str], None]) -> Callable[[Any, str], None]:
+        SLASH_COMMANDS[name] = SlashCommand(name, help, fn, usage)
+        return fn
+
+    return register
+
+
+def load_all() -> dict[str, SlashCommand]:
+    for module in SLASH_MODULES:
+        importlib.import_module(module)
+    return SLASH_COMMANDS
+
+
+class UnknownCommand(Exception):
+    def __init__(self, name: str, suggestion: str | None) -> None:
+        hint = f" Did you mean /{suggestion}?" if suggestion else ""
+        super().__init__(f"Unknown command /{name}.{hint} Type /help for the list.")
+
+
+def dispatch(session: Any, line: str) -> None:
+    """Run a `/name args` line; raises UnknownCommand with the nearest name."""
+    name, _, rest = line[1:].partition(" ")
+    commands = load_all()
+    if name not in commands:
+        close = difflib.get_close_matches(name, list(commands), n=1, cutoff=0.5)
+        raise UnknownCommand(name, close[0] if close else None)
+    commands[name].run(session, rest.strip())

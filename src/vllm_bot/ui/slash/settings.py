@@ -1,0 +1,114 @@
+"""Session slash commands: /model /tokens /approval /debug /reasoning /compact /sandbox."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from ...config import ApprovalMode
+from ..status import short_count
+from .registry import command
+
+APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
+
+
+def _on_off(session: Any, arg: str, what: str, current: bool) -> bool | None:
+    """'on' -> True, 'off' -> False; anything else reports the state and returns None."""
+    if arg in ("on", "off"):
+        return arg == "on"
+    session.say(f"{what} is {'on' if current else 'off'}. Use /{what.split()[0].lower()} on|off.")
+    return None
+
+
+@command("model", "List the served models, or switch to one", "[name]")
+def _model(session: Any, arg: str) -> None:
+    client = session.client
+    models = client.list_models()
+    if not arg:
+        for m in models:
+            mark = "*" if m.id == client.model else " "
+            window = f"  max_model_len {m.max_model_len:,}" if m.max_model_len else ""
+            session.say(f"{mark} {m.id}{window}")
+        return
+    if arg not in {m.id for m in models}:
+        served = ", ".join(m.id for m in models) or "none"
+        session.say(f"The server does not serve '{arg}'. Served: {served}.")
+        return
+    session.switch_model(arg)
+    state = "on" if client.function_calling else "off"
+    session.say(f"Model: {arg} (context window {client.context_window:,} tokens, function calling {state}).")
+
+
+@command("tokens", "Show how the context window is used")
+def _tokens(session: Any, arg: str) -> None:
+    client, agent = session.client, session.agent
+    native = client.function_calling
+    definitions = session.executor.definitions
+    parts = client.context.breakdown(
+        session.current_system_prompt(), definitions if native else None, agent.conversation
+    )
+    used = client.measure(agent.conversation, definitions)
+    window = client.context_window
+    assumed = " (assumed: the server did not report max_model_len)" if client.context.window_assumed else ""
+    session.say(f"Context: ~{used:,} of {window:,} tokens ({100 * used / window:.0f}%){assumed}")
+    for name, count in parts.items():
+        if count:
+            session.say(f"  {name:<20} ~{count:>8,}")
+    budget = client.context.budget()
+    session.say(f"  compaction starts at ~{budget:,} tokens (context.compact_threshold)")
+    total = agent.usage
+    session.say(
+        f"Session so far: {short_count(total.prompt_tokens)} prompt tokens sent, "
+        f"{short_count(total.completion_tokens)} generated."
+    )
+    session.say(session.telemetry.summary())
+
+
+@command("approval", "Show or set the approval mode", "ask|auto-edit|full-auto")
+def _approval(session: Any, arg: str) -> None:
+    if arg not in APPROVAL_MODES:
+        session.say(f"Approval mode: {session.gate.mode}. Use /approval {'|'.join(APPROVAL_MODES)}.")
+        session.say(
+            "  ask: confirm every write, edit and command; auto-edit: file changes run (absolute, .. or ~ "
+            "paths ask), commands ask (read-only ones run when sandboxed); full-auto: nothing asks."
+        )
+        return
+    session.gate.mode = arg
+    session.say(f"Approval mode: {arg}.")
+
+
+@command("debug", "Log each step and keep a raw trace", "on|off")
+def _debug(session: Any, arg: str) -> None:
+    on = _on_off(session, arg, "debug log", session.debug_log is not None)
+    if on is not None:
+        session.set_debug(on)
+        session.say(f"Debug log {'on' if on else 'off'}.")
+
+
+@command("reasoning", "Show the model's reasoning, or fold it to one line", "on|off")
+def _reasoning(session: Any, arg: str) -> None:
+    on = _on_off(session, arg, "reasoning display", session.front.show_reasoning)
+    if on is not None:
+        session.front.show_reasoning = on
+        session.config.ui.show_reasoning = on
+        session.say(f"Reasoning {'shown' if on else 'folded to one line'}.")
+
+
+@command("compact", "Summarize older turns now to free context")
+def _compact(session: Any, arg: str) -> None:
+    if not session.agent.conversation.entries:
+        session.say("Nothing to compact yet.")
+        return
+    session.client.compact(session.agent.conversation, session.executor.definitions, session.emit, force=True)
+
+
+@command("sandbox", "Show the sandbox status and its active protections")
+def _sandbox(session: Any, arg: str) -> None:
+    status = session.toolbox.status
+    session.say(status.describe() if not status.active else "sandbox: bubblewrap (commands run inside it)")
+    if status.active:
+        for layer in status.layers:
+            session.say(f"  - {layer}")
+        if status.network:
+            session.say("  - network ALLOWED (sandbox.network)")
+    for problem in session.toolbox.sandbox.problems:
+        session.say(f"  problem: {problem}")

@@ -1,0 +1,104 @@
+"""`python cli.py mcp list` and `python cli.py -p` with MCP servers, as the user runs them."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp_support import stdio_json
+
+from vllm_bot.testing.fake_vllm import FakeVLLM
+from vllm_bot.testing.script import Call, Reply
+
+CLI = Path(__file__).resolve().parents[2] / "cli.py"
+
+
+def cli(*args, cwd, stdin=""):
+    return subprocess.run(
+        [sys.executable, str(CLI), *args], input=stdin, capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def write_config(tmp_path, data):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_mcp_list_reports_each_server_and_fails_when_one_is_down(tmp_path):
+    config = write_config(
+        tmp_path,
+        {
+            "mcp": {
+                "servers": {
+                    "basic": stdio_json("basic"),
+                    "missing": {"command": "/nonexistent/mcp-server"},
+                    "off": {"url": "http://127.0.0.1:9/mcp", "enabled": False},
+                }
+            }
+        },
+    )
+    done = cli("mcp", "list", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("basic: connected, 2 tools")
+    assert lines[1:3] == ["  mcp__basic__echo  (read-only)", "  mcp__basic__fail  (destructive)"]
+    assert "missing: failed  [stdio: /nonexistent/mcp-server]" in lines
+    assert "  error: command not found: /nonexistent/mcp-server" in lines
+    assert "off: disabled  [http: http://127.0.0.1:9/mcp]" in lines
+    assert done.stderr.strip() == "vllm-bot: not connected: missing"
+
+
+def test_mcp_list_json_exits_0_when_all_enabled_servers_connect(tmp_path):
+    config = write_config(tmp_path, {"mcp": {"servers": {"basic": stdio_json("basic")}}})
+    done = cli("mcp", "list", "--json", "--config", config, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["name"] == "basic" and row["status"] == "connected" and row["transport"] == "stdio"
+    assert [t["name"] for t in row["tools"]] == ["mcp__basic__echo", "mcp__basic__fail"]
+    assert row["tools"][0] == {"name": "mcp__basic__echo", "mcp_name": "echo", "hints": ["read-only"]}
+    assert row["tokens"] > 0 and row["error"] is None
+    assert Path(row["log"]).parent == tmp_path / ".vllm-bot" / "mcp"
+
+
+def test_mcp_list_bad_config_is_a_usage_error(tmp_path):
+    config = write_config(tmp_path, {"mcp": {"servers": {"x": {"command": "a", "url": "http://b"}}}})
+    done = cli("mcp", "list", "--config", config, cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"{config}: 'mcp.servers.x' needs exactly one of 'command'" in done.stderr
+
+
+def tools_package_missing():
+    try:
+        import vllm_bot.tools  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(tools_package_missing(), reason="needs the tools package (issue 3)")
+@pytest.mark.parametrize(
+    ("mode", "flag"), [("parser", "--function-calling"), ("noparser", "--no-function-calling")]
+)
+def test_headless_task_uses_an_mcp_tool(tmp_path, mode, flag):
+    config = write_config(tmp_path, {"mcp": {"servers": {"basic": stdio_json("basic", allow=True)}}})
+    script = [Reply(calls=[Call("mcp__basic__echo", {"text": "from the cli"})]), Reply(content="Echoed.")]
+    with FakeVLLM(script, mode=mode) as server:
+        args = ["--config", config, "--base-url", server.base_url, "--workspace", str(tmp_path)]
+        done = cli("-p", "echo something", flag, *args, cwd=tmp_path)
+        server.assert_done()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Echoed."
+    last = server.requests[1]["messages"][-1]
+    assert "echo: from the cli" in last["content"]
+
+
+@pytest.mark.skipif(tools_package_missing(), reason="needs the tools package (issue 3)")
+def test_interactive_slash_mcp(tmp_path):
+    config = write_config(tmp_path, {"mcp": {"servers": {"basic": stdio_json("basic")}}})
+    with FakeVLLM([]) as server:
+        args = ["--config", config, "--base-url", server.base_url, "--workspace", str(tmp_path)]
+        done = cli(*args, cwd=tmp_path, stdin="/mcp\n/exit\n")
+    assert done.returncode == 0, done.stderr
+    assert "basic: " in done.stderr  # connected, or still starting when /mcp came first
