@@ -12,7 +12,17 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "vllm_bot"
 
-SHARED = {"calls", "conversation", "events", "errors", "config", "config_rules", "prompts", "statedir", "cliargs"}
+SHARED = {
+    "calls",
+    "conversation",
+    "events",
+    "errors",
+    "config",
+    "config_rules",
+    "prompts",
+    "statedir",
+    "cliargs",
+}
 
 # unit -> the units it may import (besides itself). `shared` is allowed everywhere.
 MAY_IMPORT = {
