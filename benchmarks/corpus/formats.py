@@ -159,10 +159,16 @@ def qwen3_xml_bare(calls: list[Call]) -> str:
     return "\n".join(_qwen_function(n, a) for n, a in calls)
 
 
+def _seed_value(value: Any) -> str:
+    raw = _raw(value)
+    return f"\n{raw}\n" if "\n" in raw else raw
+
+
 def seed_oss(calls: list[Call]) -> str:
     out = []
     for n, a in calls:
-        params = "".join(f"<parameter={k}>{_raw(v)}</parameter>\n" for k, v in a.items())
+        # like Qwen3-Coder, one newline each side of a value is layout: multi-line values get them
+        params = "".join(f"<parameter={k}>{_seed_value(v)}</parameter>\n" for k, v in a.items())
         out.append(f"<seed:tool_call>\n<function={n}>\n{params}</function>\n</seed:tool_call>")
     return "\n".join(out)
 
