@@ -112,7 +112,8 @@ TRIGGERS: list[tuple[tuple[str, ...], Handler]] = [
       r"<｜DSML｜tool_calls>"), fx.invoke_wrapper),
     ((r"<\|tool_call_start\|>",), fp.tagged_pythonic("<|tool_call_start|>", "<|tool_call_end|>", "lfm2")),
     ((r"<\|python_start\|>",), fp.tagged_pythonic("<|python_start|>", "<|python_end|>", "pythonic")),
-    ((r"\{\s*\"(?:name|action|tool_name)\"\s*:", r"\[\s*\{\s*\"name\"\s*:"), fj.inline_json),
+    # on one line, so the stream filter can hold the `{"na` being written (stream.CALL_MARKERS)
+    ((r"\{[ \t]*\"(?:name|action|tool_name)\"[ \t]*:", r"\[[ \t]*\{[ \t]*\"name\"[ \t]*:"), fj.inline_json),
 ]  # fmt: skip
 
 # Constructs that only count at the start of a line.
