@@ -2,7 +2,8 @@
 calls it makes; plus the time to parse the 1 MB runaway reply.
 
 Corpus (a) `corpus/families.yaml`: every vLLM tool-call family. Corpus (b) `corpus/replies.yaml`:
-replies of our own, with no-call replies that talk about calls. Neither is read by the tests.
+replies of our own, with no-call replies that talk about calls. Corpus (c) `corpus/fresh.yaml`:
+written after the parser was tuned on (a) and (b), and never tuned on. None is read by the tests.
 A call counts as recovered when a parsed call has its name and arguments (or, for an expected
 error call, is an error call); every parsed call left over is a false call.
 
@@ -28,6 +29,13 @@ from vllm_bot.parsing import extract_tool_calls
 CORPUS = Path(__file__).parent / "corpus"
 sys.path.insert(0, str(CORPUS))
 from scenarios import TOOL_SETS  # noqa: E402
+
+
+CORPORA = (
+    ("(a) every family", "families.yaml"),
+    ("(b) our replies", "replies.yaml"),
+    ("(c) fresh, never tuned on", "fresh.yaml"),
+)
 
 
 def load(name: str) -> list[dict[str, Any]]:
@@ -99,7 +107,7 @@ def _runaway_ms() -> float:
 
 def run(quick: bool = False) -> list[dict]:
     rows = []
-    for label, name in (("(a) every family", "families.yaml"), ("(b) our replies", "replies.yaml")):
+    for label, name in CORPORA:
         m = measure(load(name))
         share = 100 * m["recovered"] / max(1, m["expected"])
         worst = min(m["families"].items(), key=lambda kv: kv[1][0] / max(1, kv[1][1]))
@@ -126,7 +134,7 @@ def run(quick: bool = False) -> list[dict]:
 
 def main() -> None:
     if "--families" in sys.argv or "--misses" in sys.argv:
-        for name in ("families.yaml", "replies.yaml"):
+        for _, name in CORPORA:
             m = measure(load(name))
             print(f"\n## {name}")
             if "--families" in sys.argv:
