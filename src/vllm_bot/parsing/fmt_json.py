@@ -177,6 +177,15 @@ def _at_line_start(scan: Scan, pos: int) -> bool:
     return pos - line < 8 and not scan.text[line:pos].strip(" \t*>-")
 
 
+def mentioned(scan: Scan, pos: int, body: int) -> bool:
+    """A marker named in a sentence (`Llama 3 emits <|python_tag|> before its JSON`): words on
+    both sides of it, no call after it."""
+    if body >= scan.end or scan.text[body] in "{[<" or not scan.text[body - 1].isspace():
+        return False
+    line, _ = scan.line_bounds(pos)
+    return bool(scan.text[line:pos].strip())
+
+
 def tagged(marker: str, close: str | None, source: str, to_calls: ToCalls = objects_to_calls) -> Callable:
     """A handler for `MARKER {json}… CLOSE` formats."""
 
@@ -184,6 +193,8 @@ def tagged(marker: str, close: str | None, source: str, to_calls: ToCalls = obje
         if not scan.text.startswith(marker, pos):
             return None
         body = scan.skip_space(pos + len(marker))
+        if mentioned(scan, pos, body):
+            return None
         return json_calls(scan, pos, body, source, close, to_calls, marker)
 
     return handler

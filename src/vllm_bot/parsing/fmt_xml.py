@@ -52,10 +52,10 @@ def value_end(scan: Scan, start: int, closer: str, followers: tuple[str, ...]) -
 
 
 def _one_newline(value: str) -> str:
-    """Qwen3-Coder puts the value on its own lines; exactly one newline each side is layout."""
-    if value.startswith("\n"):
-        value = value[1:]
-    return value[:-1] if value.endswith("\n") else value
+    """Qwen3-Coder puts the value on its own lines; exactly one newline each side is layout
+    (`\r\n` from a model trained on Windows text counts as one)."""
+    value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
+    return value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
 
 
 @dataclass(frozen=True)

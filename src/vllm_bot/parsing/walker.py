@@ -55,14 +55,14 @@ _GIGACHAT = re.compile(r"(?:<\|function_call\|>|function call<\|role_sep\|>)\s*"
 
 def internlm(scan: Scan, pos: int) -> Found | None:
     m = _INTERNLM.match(scan.text, pos, scan.end)
-    if m is None:
+    if m is None or fj.mentioned(scan, pos, m.end()):
         return None
     return fj.json_calls(scan, pos, m.end(), "internlm", "<|action_end|>", marker="<|action_start|>")
 
 
 def gigachat(scan: Scan, pos: int) -> Found | None:
     m = _GIGACHAT.match(scan.text, pos, scan.end)
-    if m is None:
+    if m is None or fj.mentioned(scan, pos, m.end()):
         return None
     return fj.json_calls(scan, pos, m.end(), "gigachat", marker="<|function_call|>")
 
@@ -70,6 +70,8 @@ def gigachat(scan: Scan, pos: int) -> Found | None:
 def python_tag(scan: Scan, pos: int) -> Found | None:
     """Llama 3 `<|python_tag|>{"name": …, "parameters": …}; {…}` (or a pythonic call)."""
     body = scan.skip_space(pos + len("<|python_tag|>"))
+    if fj.mentioned(scan, pos, body):
+        return None
     if body < scan.end and scan.text[body] not in "{[":
         found = fp.pythonic_span(scan, pos, body, "llama_json")
         if found is not None:
