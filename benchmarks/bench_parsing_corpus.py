@@ -3,7 +3,8 @@ calls it makes; plus the time to parse the 1 MB runaway reply.
 
 Corpus (a) `corpus/families.yaml`: every vLLM tool-call family. Corpus (b) `corpus/replies.yaml`:
 replies of our own, with no-call replies that talk about calls. Corpus (c) `corpus/fresh.yaml`:
-written after the parser was tuned on (a) and (b); its first score is in docs/parsing.md. None is read by the tests.
+written after the parser was tuned on (a) and (b); its first score is in docs/parsing.md.
+None is read by the tests.
 A call counts as recovered when a parsed call has its name and arguments (or, for an expected
 error call, is an error call); every parsed call left over is a false call.
 
@@ -27,10 +28,6 @@ from common import row, to_markdown
 from vllm_bot.parsing import extract_tool_calls
 
 CORPUS = Path(__file__).parent / "corpus"
-sys.path.insert(0, str(CORPUS))
-from scenarios import TOOL_SETS  # noqa: E402
-
-
 CORPORA = (
     ("(a) every family", "families.yaml"),
     ("(b) our replies", "replies.yaml"),
@@ -42,9 +39,18 @@ def load(name: str) -> list[dict[str, Any]]:
     return yaml.safe_load((CORPUS / name).read_text(encoding="utf-8"))
 
 
+def _tool_sets() -> dict[str, Any]:
+    """The corpora's own tool sets (typed parameters, a single tool), by name."""
+    if str(CORPUS) not in sys.path:
+        sys.path.insert(0, str(CORPUS))
+    from scenarios import TOOL_SETS
+
+    return TOOL_SETS
+
+
 def score(case: dict[str, Any]) -> tuple[int, int, list[str]]:
     """(calls recovered, false calls, notes) for one case."""
-    definitions = TOOL_SETS.get(case.get("tools", "default"))
+    definitions = _tool_sets().get(case.get("tools", "default"))
     got = list(extract_tool_calls(case["text"], definitions).calls)
     recovered, notes = 0, []
     for want in case["calls"]:
