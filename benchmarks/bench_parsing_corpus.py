@@ -116,7 +116,8 @@ def run(quick: bool = False) -> list[dict]:
     for label, name in CORPORA:
         m = measure(load(name))
         share = 100 * m["recovered"] / max(1, m["expected"])
-        worst = min(m["families"].items(), key=lambda kv: kv[1][0] / max(1, kv[1][1]))
+        with_calls = [kv for kv in m["families"].items() if kv[1][1]]
+        worst = min(with_calls, key=lambda kv: kv[1][0] / kv[1][1])
         lowest = f"{worst[0]} {worst[1][0]}/{worst[1][1]}"
         note = f"{m['recovered']}/{m['expected']} calls in {m['cases']} cases; lowest: {lowest}"
         rows.append(row(f"corpus {label}: calls recovered", round(share, 1), "%", note))
