@@ -154,7 +154,7 @@ def tool_call_block(scan: Scan, pos: int) -> Found | None:
     body = m.end()
     if NO_CALL.match(scan.text, body, scan.end):
         return None  # "TOOL_CALL: none needed, the answer is 42."
-    if scan.text.startswith(("**", "__"), pos - 2) and pos - 2 >= scan.floor:
+    if pos - 2 >= scan.floor and scan.text.startswith(("**", "__"), pos - 2):
         pos -= 2  # **TOOL_CALL:** in Markdown bold: the marker is all of it
     fence = fence_at(scan, body) if scan.text.startswith(("```", "~~~"), body) else None
     if fence is not None:
@@ -228,7 +228,7 @@ def inline_json(scan: Scan, pos: int) -> Found | None:
 
 
 _EXAMPLE_CUE = re.compile(
-    r"\b(?:e\.g\.|i\.e\.|for example|for instance|such as|like|format|formats|example|syntax|"
+    r"\b(?:e\.g\.|i\.e\.|for example|for instance|such as|format|formats|example|syntax|"
     r"schema|shape|looks?|written as|writes?|emits?|outputs?|returns?|is not)\b[^.!?]*\Z",
     re.I,
 )
