@@ -223,13 +223,14 @@ def inline_json(scan: Scan, pos: int) -> Found | None:
     ):
         return None  # an array in a sentence is talk about one (xLAM's come after </think>)
     if _EXAMPLE_CUE.search(before):
-        return None  # "…looks like {"name": …}": an example, not a call
+        return None  # "…looks like {"name": …}", "the last call was {…}": not a call now
     return bare_json(scan, pos)
 
 
 _EXAMPLE_CUE = re.compile(
     r"\b(?:e\.g\.|i\.e\.|for example|for instance|such as|format|formats|example|syntax|"
-    r"schema|shape|looks?|written as|writes?|emits?|outputs?|returns?|is not)\b[^.!?]*\Z",
+    r"schema|shape|looks?|written as|writes?|emits?|outputs?|returns?|is not|"
+    r"was|were|previous|previously|earlier|already)\b[^.!?]*\Z",
     re.I,
 )
 
