@@ -18,7 +18,7 @@ from .core import Found, Scan
 from .fmt_json import hermes_json, json_calls
 from .fmt_python import tagged_pythonic
 
-_FUNCTION = re.compile(r"\s*<function(?:\s*=\s*|\s+)([^>\n<=\s\"']*?)\s*>")
+_FUNCTION = re.compile(r"\s*<function(?:\s*=\s*|\s+)[\"']?([^>\n<=\s\"']*?)[\"']?\s*>")
 _PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n<]*?)\s*>")
 # `<parameter=command=str_replace</parameter>`: a tag missing its `>`, read as command=str_replace
 _BROKEN_PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n<=]+?)\s*=\s*([^<\n]*?)\s*</parameter>")
