@@ -24,6 +24,7 @@ SUITES = {
     "prompt": ("bench_prompt", "Prompt footprint"),
     "stream": ("bench_stream", "Streaming throughput"),
     "parsing": ("bench_parsing", "Tool-call parser"),
+    "corpus": ("bench_parsing_corpus", "Tool-call parser on held-out corpora (docs/parsing.md)"),
     "ui": ("bench_ui", "Terminal display"),
     "tools": ("bench_tools", "Tools"),
     "checkpoints": ("bench_checkpoints", "Checkpoints"),

@@ -118,3 +118,16 @@ def test_streaming_shows_what_the_capped_parse_keeps(count: int, step: int) -> N
     printed = "".join(f.feed(text[i : i + step]) for i in range(0, len(text), step)) + f.flush()
     assert tidy(printed) == extract_tool_calls(text).content
     assert ("Done." in printed) == (count == LIMIT)
+
+
+def test_json_repair_is_rationed_per_reply() -> None:
+    broken = "\n".join(
+        f'TOOL_CALL: {{name: "read", args: {{path: "f{i}.py"}}}}' for i in range(Scan.MAX_REPAIRS + 4)
+    )
+    calls = parse_tool_calls(broken)
+    assert [c.arguments.get("path") for c in calls[: Scan.MAX_REPAIRS]] == [
+        f"f{i}.py" for i in range(Scan.MAX_REPAIRS)
+    ]
+    assert all(c.error is None for c in calls[: Scan.MAX_REPAIRS])
+    assert all("too much to repair" in (c.error or "") for c in calls[Scan.MAX_REPAIRS :])
+    assert len(calls) == Scan.MAX_REPAIRS + 4

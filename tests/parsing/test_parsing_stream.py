@@ -14,7 +14,12 @@ from vllm_bot.parsing.stream import CALL_MARKERS
 
 # Replies whose reasoning has no opening marker: the start streams before `</think>` shows it was
 # reasoning, unless the caller says the reply starts in reasoning (tested separately below).
-LONE_CLOSE = {"deepseek-r1-lone-think-close", "lone-think-close-hides-calls-before"}
+LONE_CLOSE = {
+    "deepseek-r1-lone-think-close",
+    "lone-think-close-hides-calls-before",
+    "ernie45-after-lone-think",
+    "xlam-array-right-after-lone-think",
+}
 STREAMABLE = [c for c in CASES if c["id"] not in LONE_CLOSE]
 
 
@@ -200,3 +205,27 @@ def test_prefilled_reasoning_is_a_reasoning_piece_once_it_closes() -> None:
     parts = f.feed_pieces(" a list.</think>\n\nHere it is.") + f.flush_pieces()
     assert joined(parts, "reasoning") == "The user wants a list."
     assert tidy(joined(parts, "content")) == "Here it is."
+
+
+NEW_FORMATS = {
+    "kimi_k3": '<|open|>tools<|sep|><|open|>call tool="exec" index="1"<|sep|><|open|>argument key="command" '
+    'type="string"<|sep|>ls<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+    "minicpm5": '<function name="exec"><param name="command">ls</param></function>',
+    "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "exec", "parameters": {"command": "ls"}}]'
+    "<|END_ACTION|>",
+    "hy_v3": "<tool_calls><tool_call>exec<tool_sep><arg_key>command</arg_key><arg_value>ls</arg_value>"
+    "</tool_call></tool_calls>",
+    "json in prose": '{"name": "exec", "parameters": {"command": "ls"}} and then I will report back.',
+    "bold marker": '**TOOL_CALL:** {"name": "exec", "args": {"command": "ls"}}',
+    "langchain lines": '{\n  "action": "exec",\n  "action_input": {"command": "ls"}\n}',
+}
+
+
+@pytest.mark.parametrize("call", NEW_FORMATS.values(), ids=NEW_FORMATS.keys())
+@pytest.mark.parametrize("step", [1, 3])
+def test_new_formats_never_print_call_syntax(call: str, step: int) -> None:
+    text = "Listing the folder now.\n" + call
+    printed, pieces = stream(text, list(range(step, len(text), step)))
+    assert "Listing the folder now." in "".join(pieces[:-1])  # shown before the call is complete
+    assert "ls" not in printed.replace("Listing the folder now.", "")
+    assert tidy(printed) == extract_tool_calls(text).content

@@ -4,10 +4,12 @@
 (and on `content` when native tool calls came back empty), and the streaming display uses the
 same scan through `StreamFilter`, so what is hidden while streaming is what gets executed.
 
-Formats and their raw shapes are described in `shared/reference/vllm-protocol.md` §7; each
-format module says which it reads. Text inside reasoning, code blocks that are not a call, inline
-code, quotes, tables, diffs, or another call's string argument is never a call. One reply yields
-at most `Scan.MAX_CALLS` (64) calls; the rest of a runaway reply becomes one error call saying so.
+Formats and their raw shapes are described in docs/parsing.md (from vLLM's parsers and
+`shared/reference/vllm-protocol.md` §7); each format module says which it reads. Text inside
+reasoning, code blocks that are not a call, inline code, quotes, tables, diffs, or another call's
+string argument is never a call, nor is talk about a format (placeholders, a tool's schema, a
+marker named in a sentence). One reply yields at most `Scan.MAX_CALLS` (64) calls; the rest of a
+runaway reply becomes one error call saying so.
 """
 
 from __future__ import annotations

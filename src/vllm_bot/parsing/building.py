@@ -18,9 +18,17 @@ from ..tools.definitions import find_definition, tool_names
 from ..tools.validation import ArgumentError, example_arguments, map_argument_names, normalize_arguments
 from .jsonscan import loads_lenient
 
-NAME_KEYS = ("name", "tool_name", "function_name", "tool", "function", "recipient_name")
-ARG_KEYS = ("args", "arguments", "parameters", "input", "params")
-_IGNORED_KEYS = frozenset({"id", "type", "call_id", "index"})
+NAME_KEYS = ("name", "tool_name", "function_name", "tool", "function", "recipient_name", "action")
+ARG_KEYS = ("args", "arguments", "parameters", "input", "params", "action_input")
+_IGNORED_KEYS = frozenset({"id", "type", "call_id", "index", "tool_call_id"})
+# Names a format explanation uses where a real call has a tool: `<function-name>`, `...`, `NAME`.
+_PLACEHOLDER = re.compile(
+    r"(?:.*[<>{}]|.*(?:\.\.\.|…)|[A-Z][A-Z_\-]*|(?:your|my|some|the)[_\- ]\w+|"
+    r"(?:function|tool)[_\- ]?name|name|function|tool|none|null|n/?a)\Z",
+    re.S,
+)
+# Words that say "no call" right after a `TOOL_CALL:` marker.
+NO_CALL = re.compile(r"\(?(?:none|no\b|not\b|nothing|n/a|null|-+|—)", re.I)
 _PREFIX = re.compile(r"^(?:functions|function|tools|tool|default_api)[.:]")
 _JUNK = re.compile(r"<\|.*$|[\s`'\"]+", re.S)
 SNIPPET = 240
@@ -31,6 +39,22 @@ def clean_name(raw: str) -> str:
     name = _JUNK.sub("", raw)
     name = _PREFIX.sub("", name)
     return re.sub(r":\d+$", "", name)
+
+
+def placeholder(raw_name: str) -> bool:
+    """A name that stands for "some tool" in an explanation, never a tool: `<function-name>`."""
+    name = clean_name(raw_name) if "<|" in raw_name else raw_name.strip().strip("\"'`")
+    return bool(name) and _PLACEHOLDER.match(name) is not None
+
+
+def is_schema(args: Any) -> bool:
+    """Arguments that are a JSON schema (`{"type": "object", "properties": {…}}`): the object is a
+    tool's declaration, not a call of it."""
+    return (
+        isinstance(args, dict)
+        and isinstance(args.get("properties"), dict)
+        and (args.get("type") == "object" or isinstance(args.get("required"), list))
+    )
 
 
 def snippet(text: str) -> str:
@@ -117,8 +141,11 @@ class Builder:
         raw: str,
         positional: tuple[Any, ...] = (),
     ) -> ToolCall:
-        """A call from an explicit format: unknown names and bad arguments become error calls."""
-        name = self.known(raw_name)
+        """A call from an explicit format: unknown names and bad arguments become error calls.
+        A placeholder name or schema arguments give a call marked `not_a_call` (see `Found`)."""
+        name = self.known(raw_name) or self._only_tool(raw_name)
+        if (name is None and placeholder(raw_name)) or (is_schema(args) and not self._takes_schema(name)):
+            return self.not_a_call(source)
         if name is None:
             shown = clean_name(raw_name) or raw_name.strip()
             listed = ", ".join(self.names)
@@ -132,6 +159,19 @@ class Builder:
             return self.error(source, f"the arguments of {name} could not be read ({exc})", raw, name)
         return ToolCall(new_call_id(), name, normalized, {"source": source})
 
+    def not_a_call(self, source: str) -> ToolCall:
+        """What an explanation of a format yields: dropped by the walker, never shown or run."""
+        return ToolCall(new_call_id(), "", {}, {"source": source, "error": "not a call", "not_a_call": True})
+
+    def _only_tool(self, raw_name: str) -> str | None:
+        """Kimi's bare counter (`0`) or an empty name when exactly one tool is offered."""
+        if len(self.names) == 1 and re.fullmatch(r"\s*(?:functions\.)?\d*\s*", raw_name):
+            return self.names[0]
+        return None
+
+    def _takes_schema(self, name: str | None) -> bool:
+        return name is not None and "properties" in (self.schema(name).get("properties") or {})
+
     def _invalid(self, name: str, args: Any, source: str, message: str) -> ToolCall:
         try:
             kept = jsonable(args) if isinstance(args, dict) else {}
@@ -143,7 +183,7 @@ class Builder:
         if args is None:
             args = {}
         if isinstance(args, str):
-            args = loads_lenient(args) if args.strip() else {}
+            args = self._string_arguments(name, args)
         if positional:
             if not isinstance(args, dict):
                 raise ValueError("mixed positional and non-keyword arguments")
@@ -152,6 +192,21 @@ class Builder:
                 raise ValueError(f"{len(positional)} positional arguments, {name} takes {len(params)}")
             args = {**dict(zip(params, positional, strict=False)), **args}
         return jsonable(args) if isinstance(args, dict) else args
+
+    def _string_arguments(self, name: str, args: str) -> Any:
+        """JSON text, or (LangChain's `"action_input": "ls -la"`) the value of the tool's one
+        required string parameter."""
+        if not args.strip():
+            return {}
+        try:
+            return loads_lenient(args)
+        except ValueError:
+            schema = self.schema(name)
+            required = schema.get("required") or []
+            prop = (schema.get("properties") or {}).get(required[0]) if len(required) == 1 else None
+            if prop is None or prop.get("type") != "string" or args.lstrip().startswith(("{", "[")):
+                raise
+            return {required[0]: args}
 
     def typed(self, raw_name: str, values: dict[str, str], source: str, raw: str) -> ToolCall:
         """A call from an XML/key-value format: raw string values typed by the tool's schema."""

@@ -46,6 +46,9 @@ class Scan:
     # Calls read from one reply. More is a runaway reply, not a plan; and without a cap a reply
     # made of thousands of broken calls would cost seconds to read and flood the history.
     MAX_CALLS = 64
+    # Broken bodies handed to json-repair per reply: each costs about a millisecond, and a reply
+    # with more broken calls than this is a runaway, not a plan worth repairing call by call.
+    MAX_REPAIRS = 16
 
     def __init__(self, text: str, builder: Builder, partial: bool = False) -> None:
         self.text = text
@@ -58,6 +61,7 @@ class Scan:
         # Bracket scans that run into the end of the text are capped in total to stay linear.
         self.budget = self.SCAN_BUDGET_FACTOR * len(text) + 100_000
         self.repair_budget = REPAIR_LIMIT  # characters json-repair may be given in this scan
+        self.repairs_left = self.MAX_REPAIRS
         self.calls_left = self.MAX_CALLS
         self._line_cache = (-1, -1)
         self._line_start_cache = (-1, -1)
@@ -148,9 +152,10 @@ class Scan:
         try:
             return loads_fast(body)
         except ValueError:
-            if len(body) > self.repair_budget:
+            if len(body) > self.repair_budget or self.repairs_left <= 0:
                 raise ValueError("malformed JSON (too much to repair in one reply)") from None
             self.repair_budget -= len(body)
+            self.repairs_left -= 1
             return loads_repaired(body)
 
     def spend(self, chars: int) -> bool:

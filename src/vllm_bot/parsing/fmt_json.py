@@ -10,16 +10,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..calls import ToolCall
+from .building import NO_CALL
 from .core import Found, Scan
 from .fmt_python import pythonic_span
 from .masks import fence_at
+from .reasoning import LONE_CLOSERS
 
 ToCalls = Callable[[Scan, Any, str, str], list[ToolCall]]
-_TOOL_CALL = re.compile(r"TOOL_CALL\s*:\s*")
+_TOOL_CALL = re.compile(r"TOOL_CALL\s*:(?:\*\*|__)?\s*")
 _SEPARATOR = re.compile(r"[\s,;]*")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]*")
-_QUICK_CALL_OBJECT = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|type)["']?\s*:""")
-_QUICK_CALL_ARRAY = re.compile(r"""\[\s*\{\s*["']?(?:name|function|tool|tool_name|type)["']?\s*:""")
+_QUICK_CALL_OBJECT = re.compile(r"""\{\s*["']?(?:name|function|tool|tool_name|type|action)["']?\s*:""")
+_QUICK_CALL_ARRAY = re.compile(r"""\[\s*\{\s*["']?(?:name|function|tool|tool_name|type|action)["']?\s*:""")
 
 
 def objects_to_calls(scan: Scan, value: Any, source: str, raw: str) -> list[ToolCall]:
@@ -150,6 +152,10 @@ def tool_call_block(scan: Scan, pos: int) -> Found | None:
     if m is None:
         return None
     body = m.end()
+    if NO_CALL.match(scan.text, body, scan.end):
+        return None  # "TOOL_CALL: none needed, the answer is 42."
+    if pos - 2 >= scan.floor and scan.text.startswith(("**", "__"), pos - 2):
+        pos -= 2  # **TOOL_CALL:** in Markdown bold: the marker is all of it
     fence = fence_at(scan, body) if scan.text.startswith(("```", "~~~"), body) else None
     if fence is not None:
         if not fence.closed and scan.partial:
@@ -171,6 +177,15 @@ def _at_line_start(scan: Scan, pos: int) -> bool:
     return pos - line < 8 and not scan.text[line:pos].strip(" \t*>-")
 
 
+def mentioned(scan: Scan, pos: int, body: int) -> bool:
+    """A marker named in a sentence (`Llama 3 emits <|python_tag|> before its JSON`): words on
+    both sides of it, no call after it."""
+    if body >= scan.end or scan.text[body] in "{[<" or not scan.text[body - 1].isspace():
+        return False
+    line, _ = scan.line_bounds(pos)
+    return bool(scan.text[line:pos].strip())
+
+
 def tagged(marker: str, close: str | None, source: str, to_calls: ToCalls = objects_to_calls) -> Callable:
     """A handler for `MARKER {json}… CLOSE` formats."""
 
@@ -178,9 +193,46 @@ def tagged(marker: str, close: str | None, source: str, to_calls: ToCalls = obje
         if not scan.text.startswith(marker, pos):
             return None
         body = scan.skip_space(pos + len(marker))
+        if mentioned(scan, pos, body):
+            return None
         return json_calls(scan, pos, body, source, close, to_calls, marker)
 
     return handler
+
+
+def tool_calls(scan: Scan, pos: int) -> Found | None:
+    """`<tool_calls>[{…}]</tool_calls>` (Jamba, Hunyuan-A13B), one JSON object per line (MiniMax-M1),
+    or a wrapper around `<tool_call>` tags (Hunyuan v3/v4): then only the opener is dropped here."""
+    body = scan.skip_space(pos + len("<tool_calls>"))
+    if scan.text.startswith("<tool_call>", body):
+        return Found(pos, body, "noise")
+    if scan.partial and scan.end - body < len("<tool_call>") and "<tool_call>".startswith(scan.text[body:]):
+        return scan.pending(pos)
+    return json_calls(scan, pos, body, "jamba", "</tool_calls>", marker="<tool_calls>")
+
+
+def inline_json(scan: Scan, pos: int) -> Found | None:
+    """A call object inside a line of prose (`Here it is: {"name": "read", …} Want more?`), or a
+    `;`-separated Llama 3 list, or an xLAM array right after `</think>`: known tools only."""
+    line, _ = scan.line_bounds(pos)
+    if scan.at_line_start(pos):
+        return None  # the line-start rule has already decided
+    before = scan.text[max(line, pos - 200) : pos]
+    if (scan.text[pos] == "[" or before.rstrip().endswith(("[", ","))) and not before.rstrip().endswith(
+        LONE_CLOSERS
+    ):
+        return None  # an array in a sentence is talk about one (xLAM's come after </think>)
+    if _EXAMPLE_CUE.search(before):
+        return None  # "…looks like {"name": …}", "the last call was {…}": not a call now
+    return bare_json(scan, pos)
+
+
+_EXAMPLE_CUE = re.compile(
+    r"\b(?:e\.g\.|i\.e\.|for example|for instance|such as|format|formats|example|syntax|"
+    r"schema|shape|looks?|written as|writes?|emits?|outputs?|returns?|is not|"
+    r"was|were|previous|previously|earlier|already)\b[^.!?]*\Z",
+    re.I,
+)
 
 
 def hermes_json(scan: Scan, pos: int, body: int) -> Found:
@@ -207,22 +259,22 @@ def _named_args(scan: Scan, pos: int, at: int, source: str, explicit: bool) -> F
     if name is None:
         if scan.partial and scan.only_space_after(at):
             return scan.pending(pos)
-        return (
-            scan.error_span(pos, scan.line_end(at), source, "expected a tool name after [TOOL_CALLS]")
-            if explicit
-            else None
-        )
+        if explicit and (scan.only_space_after(at) or text.startswith("[ARGS]", at)):
+            return scan.error_span(pos, scan.line_end(at), source, "expected a tool name after [TOOL_CALLS]")
+        return _junk_marker(scan, pos, at, explicit)
     if not explicit and scan.builder.known(name.group()) is None:
         return None
     i = name.end()
     call_id = _CALL_ID.match(text, i, scan.end)
     i = call_id.end() if call_id else i
-    i = _ARGS.match(text, i, scan.end).end()  # type: ignore[union-attr]
+    marked = _ARGS.match(text, i, scan.end)
+    i = marked.end()  # type: ignore[union-attr]
     if i >= scan.end or text[i] != "{":
-        if scan.partial and i >= scan.end:
-            return scan.pending(pos)
-        if not explicit:
-            return None
+        if scan.partial and (i >= scan.end or scan.line_end(i) >= scan.end):
+            return scan.pending(pos)  # `[ARGS]{` or the rest of the line may still come
+        meant = call_id is not None or "[ARGS]" in marked.group()  # type: ignore[union-attr]
+        if not explicit or not (meant or _alone(scan, name.end(), name.group())):
+            return _junk_marker(scan, pos, at, explicit)
         return scan.error_span(
             pos, scan.line_end(i), source, "expected JSON arguments after the name", name.group()
         )
@@ -240,6 +292,16 @@ def _named_args(scan: Scan, pos: int, at: int, source: str, explicit: bool) -> F
     return scan.span(pos, end, source, [scan.builder.call(name.group(), args, source, raw)])
 
 
+def _alone(scan: Scan, end: int, name: str) -> bool:
+    """`[TOOL_CALLS]read` and nothing after it on the line: a call whose arguments are missing."""
+    return scan.builder.known(name) is not None and not scan.text[end : scan.line_end(end)].strip()
+
+
+def _junk_marker(scan: Scan, pos: int, at: int, explicit: bool) -> Found | None:
+    """`[TOOL_CALLS]` followed by words, not a call: the token is dropped and the words stay."""
+    return Found(pos, at, "noise") if explicit else None
+
+
 def mistral_bare(scan: Scan, pos: int) -> Found | None:
     """The Mistral form with its control tokens stripped: `read{"path": …}` on its own line."""
     return _named_args(scan, pos, scan.skip_space(pos), "mistral", explicit=False)
@@ -255,7 +317,7 @@ def bare_json(scan: Scan, pos: int) -> Found | None:
         return None
     quick = _QUICK_CALL_OBJECT if text[at] == "{" else _QUICK_CALL_ARRAY
     if quick.match(text, at, scan.end) is None:
-        unfinished = scan.partial and scan.line_end(at) >= scan.end and scan.end - at < 40
+        unfinished = scan.partial and scan.end - at < 40  # `{\n  "na` may still become a call
         return scan.pending(pos) if unfinished and _could_become(text[at : scan.end]) else None
     calls: list[ToolCall] = []
     span_end = pos
@@ -280,7 +342,7 @@ def bare_json(scan: Scan, pos: int) -> Found | None:
 
 
 _LLAMA_SEPARATOR = re.compile(r"[ \t]*;?\s*")
-_CALL_KEYS = ("name", "function", "tool", "tool_name", "type")
+_CALL_KEYS = ("name", "function", "tool", "tool_name", "type", "action")
 _CALL_HEADS = tuple(o + q + k + q + ":" for o in ("{", "[{") for q in "\"'" for k in _CALL_KEYS)
 
 

@@ -176,4 +176,59 @@ def harmony(scan: Scan, pos: int) -> Found | None:
     head = _HARMONY.match(scan.text, pos, scan.end)
     if head is None:
         return scan.pending(start) if scan.unfinished(pos, ("to=functions.",)) else None
+    at = scan.skip_space(head.end())
+    tokens = "<|" in scan.text[start : head.end()]
+    if not tokens and not scan.partial and not scan.text.startswith(("{", "["), at):
+        return None  # "gpt-oss puts to=functions.read in the header": no special tokens, no JSON
     return _named_json(scan, start, head.end(), head.group(1), "harmony", tail="<|call|>")
+
+
+# -- Kimi K3 (XTML channels) ---------------------------------------------------------------------
+# <|open|>tools<|sep|><|open|>call tool="read" index="1"<|sep|>
+#   <|open|>argument key="path" type="string"<|sep|>a.py<|close|>argument<|sep|>
+# <|close|>call<|sep|><|close|>tools<|sep|>   (string values are raw, other types JSON)
+
+_K3_CALL = re.compile(r"\s*<\|open\|>\s*call\b([^<]*)<\|sep\|>")
+_K3_ARG = re.compile(r"\s*<\|open\|>\s*argument\b([^<]*)<\|sep\|>")
+_K3_CALL_END = re.compile(r"\s*<\|close\|>\s*call\s*<\|sep\|>")
+_K3_TOOLS_END = re.compile(r"\s*<\|close\|>\s*tools\s*<\|sep\|>")
+_K3_ARG_END = "<|close|>argument<|sep|>"
+_ATTR = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+def _attrs(text: str) -> dict[str, str]:
+    return {k: v.replace("&quot;", '"').replace("&amp;", "&") for k, v in _ATTR.findall(text)}
+
+
+def kimi_k3(scan: Scan, pos: int) -> Found | None:
+    text = scan.text
+    i = text.index("<|sep|>", pos) + len("<|sep|>")
+    if scan.partial and _K3_TOOLS_END.search(text, i, scan.end) is None:
+        return scan.pending(pos)
+    calls: list[ToolCall] = []
+    while (call := _K3_CALL.match(text, i, scan.end)) is not None:
+        i, args = call.end(), {}
+        while (arg := _K3_ARG.match(text, i, scan.end)) is not None:
+            stop = scan.find(_K3_ARG_END, arg.end())
+            value_end = scan.end if stop < 0 else stop
+            attrs, raw = _attrs(arg.group(1)), text[arg.end() : value_end]
+            string = attrs.get("type", "string") == "string"
+            args[attrs.get("key", "")] = raw if string else _k3_json(scan, raw)
+            i = value_end + (len(_K3_ARG_END) if stop >= 0 else 0)
+        close = _K3_CALL_END.match(text, i, scan.end)
+        i = close.end() if close else i
+        name = _attrs(call.group(1)).get("tool", "")
+        calls.append(scan.builder.call(name, args, "kimi_k3", text[call.start() : i]))
+    end = _K3_TOOLS_END.match(text, i, scan.end)
+    i = end.end() if end else i
+    if not calls:
+        problem = 'expected <|open|>call tool="NAME"'
+        return scan.error_span(pos, max(i, scan.line_end(pos)), "kimi_k3", problem)
+    return scan.span(pos, i, "kimi_k3", calls)
+
+
+def _k3_json(scan: Scan, raw: str) -> object:
+    try:
+        return scan.decode(raw)
+    except ValueError:
+        return raw

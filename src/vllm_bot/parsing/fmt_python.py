@@ -11,7 +11,9 @@ import ast
 import re
 from typing import Any
 
+from ..calls import ToolCall
 from .core import Found, Scan
+from .jsonscan import scan_value
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _PY_HEAD = re.compile(r"\s*\[?\s*([A-Za-z_][\w.]*)\s*\(")
@@ -68,6 +70,51 @@ def parse_pythonic(source: str) -> list[RawCall]:
     return calls
 
 
+_ITEM_HEAD = re.compile(r"[\s,]*([A-Za-z_][\w.]*)\s*\(")
+_LIST_END = re.compile(r"[\s,]*\]?\s*\Z")
+
+# A call read from a pythonic list, or (name, problem) for one whose text could not be read.
+Item = tuple[str, dict[str, Any], tuple[Any, ...]] | tuple[str, str]
+
+
+def pythonic_items(source: str) -> list[Item]:
+    """Like `parse_pythonic`, but one unreadable call (a bytes literal, a broken quote) does not
+    lose its siblings: each `name(…)` of the list is read on its own and a bad one comes back as
+    (name, problem). ValueError when the text is not a list of calls at all."""
+    try:
+        return list(parse_pythonic(source))
+    except ValueError as exc:
+        whole = exc
+    text = source.strip()
+    i = 1 if text.startswith("[") else 0
+    items: list[Item] = []
+    while _LIST_END.match(text, i) is None:
+        head = _ITEM_HEAD.match(text, i)
+        scanned = scan_value(text, head.end(1)) if head else None
+        if head is None or scanned is None or not scanned.closed:
+            raise whole
+        try:
+            items.extend(parse_pythonic(text[head.start(1) : scanned.end]))
+        except ValueError as exc:
+            items.append((head.group(1), str(exc)))
+        i = scanned.end
+    if not items:
+        raise whole
+    return items
+
+
+def item_calls(scan: Scan, items: list[Item], source: str, raw: str) -> list[ToolCall]:
+    out = []
+    for item in items:
+        if len(item) == 2:
+            name, problem = item
+            out.append(scan.builder.error(source, f"the call could not be read ({problem})", raw, name))
+        else:
+            name, kwargs, positional = item
+            out.append(scan.builder.call(name, kwargs, source, raw, positional))
+    return out
+
+
 def pythonic_span(scan: Scan, start: int, at: int, source: str) -> Found | None:
     """One `name(…)` call at `at` (after a marker that began at `start`)."""
     name = _NAME.match(scan.text, at, scan.end)
@@ -103,13 +150,12 @@ def whole_message(scan: Scan, pos: int) -> Found | None:
     if not body.rstrip().endswith((")", "]")):
         return None
     try:
-        raw_calls = parse_pythonic(body)
+        items = pythonic_items(body)
     except ValueError:
         return None
-    if any(scan.builder.known(name) is None for name, _, _ in raw_calls):
+    if any(scan.builder.known(item[0]) is None for item in items):
         return None
-    calls = [scan.builder.call(n, kw, "pythonic", body, pos_args) for n, kw, pos_args in raw_calls]
-    return scan.span(pos, scan.end, "pythonic", calls)
+    return scan.span(pos, scan.end, "pythonic", item_calls(scan, items, "pythonic", body))
 
 
 def _could_become(scan: Scan, rest: str) -> bool:
@@ -132,11 +178,10 @@ def tagged_pythonic(marker: str, close: str, source: str):
         end = scan.end if at < 0 else at + len(close)
         inner = scan.text[body : scan.end if at < 0 else at]
         try:
-            raw_calls = parse_pythonic(inner)
+            items = pythonic_items(inner)
         except ValueError as exc:
             return scan.error_span(pos, end, source, f"the call list could not be read ({exc})")
-        calls = [scan.builder.call(n, kw, source, inner, args) for n, kw, args in raw_calls]
-        return scan.span(pos, end, source, calls)
+        return scan.span(pos, end, source, item_calls(scan, items, source, inner))
 
     return handler
 

@@ -18,9 +18,11 @@ from .core import Found, Scan
 from .fmt_json import hermes_json, json_calls
 from .fmt_python import tagged_pythonic
 
-_FUNCTION = re.compile(r"\s*<function\s*=\s*([^>\n]*?)\s*>")
-_PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n]*?)\s*>")
-_GLM_NAME = re.compile(r"\s*([^\s<{]+)\s*")
+_FUNCTION = re.compile(r"\s*<function(?:\s*=\s*|\s+)[\"']?([^>\n<=\s\"']*?)[\"']?\s*>")
+_PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n<]*?)\s*>")
+# `<parameter=command=str_replace</parameter>`: a tag missing its `>`, read as command=str_replace
+_BROKEN_PARAMETER = re.compile(r"\s*<parameter\s*=\s*([^>\n<=]+?)\s*=\s*([^<\n]*?)\s*</parameter>")
+_GLM_NAME = re.compile(r"\s*([^\s<{]+)\s*(?:<tool_sep>\s*)?")
 _NOT_A_BODY = (
     'the <tool_call> block holds neither a JSON object {"name": …, "arguments": {…}} nor <function=…>'
 )
@@ -50,10 +52,10 @@ def value_end(scan: Scan, start: int, closer: str, followers: tuple[str, ...]) -
 
 
 def _one_newline(value: str) -> str:
-    """Qwen3-Coder puts the value on its own lines; exactly one newline each side is layout."""
-    if value.startswith("\n"):
-        value = value[1:]
-    return value[:-1] if value.endswith("\n") else value
+    """Qwen3-Coder puts the value on its own lines; exactly one newline each side is layout
+    (`\r\n` from a model trained on Windows text counts as one)."""
+    value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
+    return value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,25 @@ class Shape:
     param_open: str
     param_close: str
     layout_newlines: bool = False  # Qwen3-Coder: one newline each side of a value is layout
+    broken: re.Pattern[str] | None = None  # a malformed parameter tag that can still be read
+    trim: bool = False  # MiniCPM5: blanks around a one-line value are layout
 
 
-QWEN = Shape(_FUNCTION, _PARAMETER, "<function", "</function>", "<parameter", "</parameter>", True)
+QWEN = Shape(
+    _FUNCTION, _PARAMETER, "<function", "</function>", "<parameter", "</parameter>", True, _BROKEN_PARAMETER
+)
+
+
+# MiniCPM5: <function name="N"><param name="K">V</param></function>, no wrapper
+MINICPM = Shape(
+    re.compile(r"\s*<function\s+name\s*=\s*[\"']?([^\"'>]*)[\"']?[^>]*>"),
+    re.compile(r"\s*<param\s+name\s*=\s*[\"']?([^\"'>]*)[\"']?\s*>"),
+    "<function",
+    "</function>",
+    "<param",
+    "</param>",
+    trim=True,
+)
 
 
 def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: str) -> Found:
@@ -81,7 +99,15 @@ def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: s
     while (call := shape.call.match(text, i, scan.end)) is not None:
         i = call.end()
         values: dict[str, Any] = {}
-        while (parameter := shape.parameter.match(text, i, scan.end)) is not None:
+        while True:
+            parameter = shape.parameter.match(text, i, scan.end)
+            if parameter is None:
+                broken = shape.broken.match(text, i, scan.end) if shape.broken else None
+                if broken is None:
+                    break
+                _keep_broken(scan, call.group(1), broken, values)
+                i = broken.end()
+                continue
             followers = (shape.param_open, shape.call_close, close)
             bounds = value_end(scan, parameter.end(), shape.param_close, tuple(f for f in followers if f))
             if bounds is None:
@@ -89,6 +115,8 @@ def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: s
             raw = text[parameter.end() : bounds[0]]
             flag = parameter.group(2) if shape.parameter.groups >= 2 else None
             value = _one_newline(raw) if shape.layout_newlines else raw
+            if shape.trim and "\n" not in raw.strip():
+                value = raw.strip()
             values[parameter.group(1).strip("\"'")] = _dsml_value(scan, raw) if flag == "false" else value
             i = bounds[1]
         after = scan.skip_space(i)
@@ -100,6 +128,15 @@ def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: s
     if scan.unfinished(i, (shape.call_open, close) if close else (shape.call_open,)):
         return scan.pending(pos)
     return _closed(scan, pos, i, close, source, calls, f"{shape.call_open}…>")
+
+
+def _keep_broken(scan: Scan, tool: str, broken: re.Match[str], values: dict[str, Any]) -> None:
+    """A malformed `<parameter=K=V</parameter>` counts only when K is a parameter of the tool
+    (Step-3.5's parser does the same); either way the next parameter is read on its own."""
+    name = scan.builder.known(tool)
+    props = scan.builder.schema(name).get("properties") or {} if name else {}
+    if broken.group(1) in props:
+        values[broken.group(1)] = broken.group(2)
 
 
 def _closed(
@@ -116,7 +153,7 @@ def _closed(
     return scan.span(pos, end, source, calls)
 
 
-def glm(scan: Scan, pos: int, at: int) -> Found:
+def glm(scan: Scan, pos: int, at: int) -> Found | None:
     """GLM-4.5/4.7: `<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>`
     (no arguments is allowed); `<tool_call>NAME {json}</tool_call>` is read too."""
     text = scan.text
@@ -130,6 +167,9 @@ def glm(scan: Scan, pos: int, at: int) -> Found:
     if not _GLM_KEY.match(text, i, scan.end) and not text.startswith("</tool_call>", scan.skip_space(i)):
         if _glm_unfinished(scan, i):
             return scan.pending(pos)
+        closed = scan.find("</tool_call>", i) >= 0
+        if not scan.partial and not closed and scan.builder.known(name.group(1)) is None:
+            return None  # "…wrap the JSON in <tool_call> tags": talk about the tag, no block
         end = scan.error_end(i, "</tool_call>")
         if end is None:
             return scan.pending(pos)
@@ -170,6 +210,8 @@ def tool_call_tag(scan: Scan, pos: int) -> Found | None:
         return scan.pending(pos) if scan.partial else scan.error_span(pos, at, "hermes", "the block is empty")
     if scan.text[at] in "{[":
         return hermes_json(scan, pos, at)
+    if MINICPM.call.match(scan.text, at, scan.end):
+        return xml_calls(scan, pos, at, MINICPM, "minicpm5", "</tool_call>")
     if scan.text.startswith("<function", at):
         return xml_calls(scan, pos, at, QWEN, "qwen3_xml", "</tool_call>")
     if scan.text.startswith("<invoke", at):
@@ -182,6 +224,11 @@ def tool_call_tag(scan: Scan, pos: int) -> Found | None:
 def bare_function(scan: Scan, pos: int) -> Found | None:
     """Qwen3-Coder `<function=N>…</function>` without the `<tool_call>` wrapper."""
     return xml_calls(scan, pos, pos, QWEN, "qwen3_xml", "</tool_call>")
+
+
+def minicpm(scan: Scan, pos: int) -> Found | None:
+    """MiniCPM5 `<function name="N">…</function>` blocks."""
+    return xml_calls(scan, pos, pos, MINICPM, "minicpm5", "")
 
 
 def seed(scan: Scan, pos: int) -> Found | None:

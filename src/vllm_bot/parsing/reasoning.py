@@ -18,9 +18,10 @@ PAIRS: dict[str, str] = {
     "[THINK]": "[/THINK]",
     "<|channel|>analysis<|message|>": "<|end|>",
     "<|channel>thought": "<channel|>",
+    "<|START_THINKING|>": "<|END_THINKING|>",
 }
 # Closers that may appear alone: the opener was part of the prompt (DeepSeek-R1, Qwen3-Thinking).
-LONE_CLOSERS = ("</think>", "</seed:think>", "◁/think▷", "[/THINK]")
+LONE_CLOSERS = ("</think>", "</seed:think>", "◁/think▷", "[/THINK]", "<|END_THINKING|>")
 
 OPEN_RE = re.compile("|".join(re.escape(o) for o in PAIRS))
 CLOSE_RE = re.compile("|".join(re.escape(c) for c in LONE_CLOSERS))

@@ -33,6 +33,8 @@ CALL_MARKERS = (
     "<｜DSML｜function_calls>", "<｜DSML｜tool_calls>", "<|tool_call_start|>", "<|python_start|>",
     "commentary to=functions.", "<|channel|>commentary to=functions.",
     "assistantcommentary to=functions.", "<|start|>assistant<|channel|>commentary to=functions.",
+    "<function name=", "<|open|>tools<|sep|>", "<|START_ACTION|>", '{"name":', '{"name" :',
+    '{"action":', '{"tool_name":', '[{"name":', "<tool_calls><tool_call>", "**TOOL_CALL:", "__TOOL_CALL:",
 )  # fmt: skip
 _CONTEXT = 200
 _KIMI_PARTIAL = re.compile(r"functions\.[\w\-]*:?\Z")  # `functions.read:0` still being written

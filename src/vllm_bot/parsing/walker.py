@@ -23,7 +23,9 @@ from .reasoning import LONE_CLOSERS, OPEN_RE, PAIRS, block_end, leading_reasonin
 
 NOISE_TOKENS = (
     "<|im_end|>", "<|im_start|>assistant", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<|return|>",
-    "<|call|>", "<|endoftext|>", "<|start|>assistant", "<|channel|>final<|message|>",
+    "<|call|>", "<|endoftext|>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|END_ACTION|>",
+    "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>",
+    "<|start|>assistant", "<|channel|>final<|message|>",
     "<｜end▁of▁sentence｜>", "</tool_call>", "<|python_end|>", "<|tool_call_end|>",
     "<|action_end|>", "<|tools_suffix|>", "<end_of_turn>",
     # closing tags a format consumes when they follow its call; stray ones are junk too
@@ -53,14 +55,14 @@ _GIGACHAT = re.compile(r"(?:<\|function_call\|>|function call<\|role_sep\|>)\s*"
 
 def internlm(scan: Scan, pos: int) -> Found | None:
     m = _INTERNLM.match(scan.text, pos, scan.end)
-    if m is None:
+    if m is None or fj.mentioned(scan, pos, m.end()):
         return None
     return fj.json_calls(scan, pos, m.end(), "internlm", "<|action_end|>", marker="<|action_start|>")
 
 
 def gigachat(scan: Scan, pos: int) -> Found | None:
     m = _GIGACHAT.match(scan.text, pos, scan.end)
-    if m is None:
+    if m is None or fj.mentioned(scan, pos, m.end()):
         return None
     return fj.json_calls(scan, pos, m.end(), "gigachat", marker="<|function_call|>")
 
@@ -68,6 +70,8 @@ def gigachat(scan: Scan, pos: int) -> Found | None:
 def python_tag(scan: Scan, pos: int) -> Found | None:
     """Llama 3 `<|python_tag|>{"name": …, "parameters": …}; {…}` (or a pythonic call)."""
     body = scan.skip_space(pos + len("<|python_tag|>"))
+    if fj.mentioned(scan, pos, body):
+        return None
     if body < scan.end and scan.text[body] not in "{[":
         found = fp.pythonic_span(scan, pos, body, "llama_json")
         if found is not None:
@@ -86,11 +90,14 @@ TRIGGERS: list[tuple[tuple[str, ...], Handler]] = [
     (tuple(re.escape(t) for t in (*LONE_CLOSERS, *NOISE_TOKENS)), noise),
     ((r"TOOL_CALL\s*:",), fj.tool_call_block),
     ((r"<tool_call>",), fx.tool_call_tag),
-    ((r"<tool_calls>",), fj.tagged("<tool_calls>", "</tool_calls>", "jamba")),
+    ((r"<tool_calls>",), fj.tool_calls),
     ((r"<longcat_tool_call>",), fj.tagged("<longcat_tool_call>", "</longcat_tool_call>", "longcat")),
     ((r"<\|tool_call\|>",), fj.tagged("<|tool_call|>", None, "granite")),
     ((r"<\|tool_call>", r"<start_function_call>"), fp.gemma),
     ((r"<function\s*=",), fx.bare_function),
+    ((r"<function\s+name\s*=",), fx.minicpm),
+    ((r"<\|open\|>\s*tools\s*<\|sep\|>",), fm.kimi_k3),
+    ((r"<\|START_ACTION\|>",), fj.tagged("<|START_ACTION|>", "<|END_ACTION|>", "cohere")),
     ((r"<seed:tool_call>",), fx.seed),
     ((r"\[TOOL_CALLS\]",), fj.mistral),
     ((r"<\|python_tag\|>",), python_tag),
@@ -107,6 +114,8 @@ TRIGGERS: list[tuple[tuple[str, ...], Handler]] = [
       r"<｜DSML｜tool_calls>"), fx.invoke_wrapper),
     ((r"<\|tool_call_start\|>",), fp.tagged_pythonic("<|tool_call_start|>", "<|tool_call_end|>", "lfm2")),
     ((r"<\|python_start\|>",), fp.tagged_pythonic("<|python_start|>", "<|python_end|>", "pythonic")),
+    # on one line, so the stream filter can hold the `{"na` being written (stream.CALL_MARKERS)
+    ((r"\{[ \t]*\"(?:name|action|tool_name)\"[ \t]*:", r"\[[ \t]*\{[ \t]*\"name\"[ \t]*:"), fj.inline_json),
 ]  # fmt: skip
 
 # Constructs that only count at the start of a line.
@@ -168,6 +177,8 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
             if found is None:
                 pos = at + 1
                 continue
+        if found.kind == "call" and found.calls:
+            found = _without_explanations(found)
         if scan.partial and found.kind in ("call", "reasoning") and scan.only_space_after(found.end):
             found.pending, found.end = True, scan.end
         if found.kind == "call" and not scan.in_fence and not found.pending:
@@ -178,6 +189,17 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
             break
         pos = max(found.end, pos + 1)
     return spans
+
+
+def _without_explanations(found: Found) -> Found:
+    """Calls the builder marked `not_a_call` (a placeholder name, a tool's schema) are dropped;
+    a span left with none is an explanation of a format: shown as text, never run."""
+    calls = [c for c in found.calls if not c.metadata.get("not_a_call")]
+    if len(calls) == len(found.calls):
+        return found
+    if calls:
+        return Found(found.start, found.end, "call", found.source, calls, found.pending, found.resume)
+    return Found(found.start, found.end, "mask", pending=found.pending)
 
 
 def find_spans(
