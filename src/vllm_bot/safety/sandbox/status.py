@@ -45,6 +45,17 @@ class SandboxStatus:
     missing: list[str] = field(default_factory=list)  # layers unavailable here, each with why
     cgroups: cgroup.CgroupPlan | None = None  # where per-command cgroups can be made
 
+    def gaps(self, mcp_servers: list[str]) -> list[str]:
+        """What the sandbox does not cover here, one sentence each: risks the configuration takes
+        (network, MCP servers `mcp_servers`) and layers missing on this machine."""
+        found = [NETWORK_RISK] if self.active and self.network else []
+        if mcp_servers:
+            found.append(
+                f"MCP servers ({', '.join(mcp_servers)}) run OUTSIDE the sandbox, with your rights: "
+                "only the approval prompt stands between the model and them"
+            )
+        return found + [f"missing layer - {layer}" for layer in self.missing]
+
     def describe(self) -> str:
         """One line for the start banner and /sandbox (risks first, so a shortened line keeps them)."""
         if not self.active:
