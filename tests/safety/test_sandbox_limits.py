@@ -28,7 +28,7 @@ PY = "python3 -c"
 
 # (command, the config key the model must be told about or None, timeout in seconds)
 EXHAUSTION = [
-    (":(){ :|:& };:", PROCESSES, 8),  # the classic bash fork bomb
+    (":(){ :|:& };:; sleep 2", PROCESSES, 10),  # the classic bash fork bomb (kept alive 2 s)
     (f"{PY} 'import os\nwhile True: os.fork()'", PROCESSES, 20),
     ("perl -e 'while (1) { fork() // die \"fork: Resource temporarily unavailable\" }'", PROCESSES, 20),
     ("for i in $(seq 300); do sleep 3 & done; wait", PROCESSES, 20),
