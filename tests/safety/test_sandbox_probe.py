@@ -146,3 +146,19 @@ def test_environment_defaults_and_tmpdir():
     assert safe_environment({}) == {"PATH": "/usr/local/bin:/usr/bin:/bin"}
     assert safe_environment({"TMPDIR": "/tmp/u1"}, tmpdir="/tmp")["TMPDIR"] == "/tmp"
     assert safe_environment({"TMPDIR": "/tmp/u1"})["TMPDIR"] == "/tmp/u1"
+
+
+@needs_bwrap
+def test_gaps_name_network_mcp_and_missing_layers_plainly():
+    status = probe(SandboxConfig(network=True))
+    gaps = status.gaps(["docs", "search"])
+    assert "download and run code" in gaps[0] and "sandbox.network" in gaps[0]
+    assert "MCP servers (docs, search) run OUTSIDE the sandbox" in gaps[1]
+    assert gaps[2:] == [f"missing layer - {layer}" for layer in status.missing]
+    assert "download and run code" in status.describe()  # /sandbox's first line says it too
+    assert probe(SandboxConfig()).gaps([]) == [f"missing layer - {g}" for g in probe(SandboxConfig()).missing]
+
+
+def test_gaps_when_the_sandbox_is_off_still_name_mcp():
+    status = probe(SandboxConfig(mode="off"))
+    assert any("MCP servers (x) run OUTSIDE" in gap for gap in status.gaps(["x"]))
