@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import GIT, manifest, needs_bwrap
+from sandbox_helpers import GIT, manifest, needs_bwrap, visible_base
 
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
@@ -142,3 +143,45 @@ def test_checkpoints_diff_undo_and_auto_commit_work_with_git_read_only(world):
     )  # fmt: skip
     assert undo.returncode == 0, undo.stderr + undo.stdout
     assert (ws / "a.txt").read_text() == "a\n" and not (ws / "b.txt").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become nobody")
+def test_as_an_ordinary_user_commands_get_its_uid_and_the_process_limit_binds():
+    """The agent run by an ordinary user (nobody here): no pids cgroup is writable for it, so the
+    fork bomb is stopped by RLIMIT_NPROC inside the sandbox's user namespace; commands run as its uid."""
+    base = visible_base()
+    try:
+        ws, home = base / "ws", base / "home"
+        ws.mkdir()
+        home.mkdir()
+        config = base / "config.json"
+        config.write_text(json.dumps({"sandbox": LIMITS, "tools": {"exec_kill_grace": 0.5}}))
+        subprocess.run(["chown", "-R", "65534:65534", str(base)], check=True)
+        base.chmod(0o755)
+        script = [
+            Reply(calls=[Call("exec", {"command": ":(){ :|:& };:; sleep 2", "timeout": 15})]),
+            Reply(calls=[Call("exec", {"command": f"{PROBE}; id -u; touch mine"})]),
+            Reply(content="done"),
+        ]
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_STATE_HOME": str(base / "state")}
+        with FakeVLLM(script) as server:
+            argv = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", sys.executable]
+            argv += [
+                str(ROOT / "cli.py"),
+                "-p",
+                "go",
+                "--yes",
+                "--workspace",
+                str(ws),
+                "--config",
+                str(config),
+            ]
+            proc = subprocess.run([*argv, "--base-url", server.base_url], capture_output=True, text=True,
+                                  timeout=300, env=env, stdin=subprocess.DEVNULL)  # fmt: skip
+            server.assert_done()
+            results = [str(m.get("content")) for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "sandbox.max_processes" in results[0], results[0][:1500]
+        assert "WRITABLE" not in results[1] and (ws / "mine").stat().st_uid == 65534
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -51,7 +51,9 @@ def explain(
 ) -> list[str]:
     """Notes for the model, one per limit the command ran into (empty when none)."""
     notes = []
-    output = output if returncode != 0 else ""  # a command that succeeded only printed these words
+    # The shell's own reports of a refused fork or a signal are specific; other words only count when
+    # the command failed (a succeeding test may well print "MemoryError").
+    failed = output if returncode != 0 else ""
     if events.get("pids") or (limits.processes and FORK_REFUSED.search(output)):
         sure = "" if events.get("pids") else "probably "
         notes.append(
@@ -59,7 +61,7 @@ def explain(
             "(sandbox.max_processes), so starting more failed. Run fewer things at once (e.g. `-j2`, "
             f"fewer workers), or ask the user to raise sandbox.max_processes in {CONFIG}"
         )
-    if events.get("oom_kill") or (limits.memory and OUT_OF_MEMORY.search(output)):
+    if events.get("oom_kill") or (limits.memory and OUT_OF_MEMORY.search(failed)):
         what = "was killed by" if events.get("oom_kill") else "probably ran into"
         notes.append(
             f"the command {what} the memory limit of {_mb(limits.memory)} (sandbox.max_memory_mb). Use less "
@@ -70,17 +72,17 @@ def explain(
             f"a process used up its {limits.cpu_seconds} s of CPU time (sandbox.max_cpu_seconds) and was "
             "stopped. Make it do less, or ask the user to raise sandbox.max_cpu_seconds"
         )
-    if limits.file_size and (killed_by(returncode, signal.SIGXFSZ) or TOO_LARGE.search(output)):
+    if limits.file_size and (killed_by(returncode, signal.SIGXFSZ) or TOO_LARGE.search(failed)):
         notes.append(
             f"a file reached the size limit of {_mb(limits.file_size)} (sandbox.max_file_size_mb), so "
             "writing more failed. Write less (or compress), or ask the user to raise sandbox.max_file_size_mb"
         )
-    if limits.open_files and TOO_MANY_FILES.search(output):
+    if limits.open_files and TOO_MANY_FILES.search(failed):
         notes.append(
             f"a process probably reached the limit of {limits.open_files} open files "
             "(sandbox.max_open_files). Close files you do not need, or ask the user to raise it"
         )
-    if not git_writable and GIT_READ_ONLY.search(output):
+    if not git_writable and GIT_READ_ONLY.search(failed):
         notes.append(
             "the repository's .git is read-only inside the sandbox, so commands cannot commit, "
             "change branches or refs, or edit git config. Leave committing to the user (or "
