@@ -102,6 +102,13 @@ class SandboxConfig:
     bwrap: str = "bwrap"  # the bubblewrap binary: a name on PATH or a path
     hidden_paths: list[str] = field(default_factory=list)  # more files/dirs hidden from commands
     writable_paths: list[str] = field(default_factory=list)  # more dirs commands may write
+    git_writable: bool = False  # let commands write .git (commit, branch); a command can then rewrite history
+    # Resource limits for every exec command, sandboxed or not (0: no limit of that kind).
+    max_memory_mb: int | None = ranged(None, low=0)  # None: half the machine's memory
+    max_processes: int = ranged(1024, low=0)  # processes and threads of one command
+    max_file_size_mb: int = ranged(8192, low=0)  # largest file a command may write
+    max_cpu_seconds: int = ranged(3600, low=0)  # CPU time of one process
+    max_open_files: int = ranged(8192, low=0)  # open files of one process
 
 
 @dataclass

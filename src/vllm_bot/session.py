@@ -140,7 +140,13 @@ class Session:
             workspace=str(self.workspace),
             git=lambda: git_status(self.workspace),
             label=label,
+            sandbox_gaps=self.sandbox_gaps(),
         )
+
+    def sandbox_gaps(self) -> list[str]:
+        """What the sandbox does not cover in this session (for the banner and /sandbox)."""
+        servers = [name for name, server in self.config.mcp.servers.items() if server.enabled]
+        return list(self.toolbox.status.gaps(servers))
 
     def run_headless(self, task: str, output_format: str = "text") -> int:
         from .ui.headless import run_headless

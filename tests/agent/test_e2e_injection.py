@@ -189,7 +189,8 @@ def test_a_planted_commondir_cannot_make_host_git_run_its_config(world, tmp_path
         results = [str(m.get("content")) for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert proc.returncode == 0, proc.stderr
     assert not (ws / ".git" / "commondir").exists()  # put back after the command
-    assert "commondir" in results[0] and "put back" in results[0]  # and the model was told
+    assert ".git/commondir: Read-only file system" in results[0]  # .git is read-only in the sandbox
+    assert "sandbox.git_writable" in results[0]  # and the model was told why
     assert "refused by policy" in results[2]  # the policy denies file-tool writes into .git
     assert "Refused" in results[4] and ".git" in results[4]  # and so do the tools, through a symlink too
     assert git(ws, "status", "--short").returncode == 0  # the user's git still works

@@ -75,7 +75,7 @@ def test_old_bwrap_without_disable_userns_still_works(tmp_path: Path):
 def test_active_status_lists_the_layers():
     assert STATUS.active and STATUS.warning is None
     text = STATUS.describe()
-    for layer in ("read-only outside the workspace", "network off", ".git/hooks", "secrets", "allowlist"):
+    for layer in ("read-only outside the workspace", "network off", ".git read-only", "secrets", "allowlist"):
         assert layer in text
     assert probe(SandboxConfig()) is not None  # cached: a second probe runs no new trial
 
@@ -84,7 +84,9 @@ def test_active_status_lists_the_layers():
 def test_wrap_builds_a_bwrap_command_line(tmp_path: Path):
     with Sandbox(tmp_path, SandboxConfig(), STATUS, home=tmp_path / "home") as sandbox:
         argv = sandbox.wrap(["bash", "-c", "ls"])
-        assert argv[0] == STATUS.bwrap and argv[-4:] == ["--", "bash", "-c", "ls"]
+        assert argv[argv.index("--seccomp") + 1] == "9"  # opened by the launcher in front of bwrap
+        argv = argv[argv.index(STATUS.bwrap) :]
+        assert argv[-4:] == ["--", "bash", "-c", "ls"]
         assert "--unshare-net" in argv and "--die-with-parent" in argv and "--new-session" in argv
         assert argv[argv.index("--cap-drop") + 1] == "ALL"
         assert ["--bind", str(tmp_path), str(tmp_path)] == argv[argv.index(str(tmp_path)) - 1 :][:3]
@@ -144,3 +146,19 @@ def test_environment_defaults_and_tmpdir():
     assert safe_environment({}) == {"PATH": "/usr/local/bin:/usr/bin:/bin"}
     assert safe_environment({"TMPDIR": "/tmp/u1"}, tmpdir="/tmp")["TMPDIR"] == "/tmp"
     assert safe_environment({"TMPDIR": "/tmp/u1"})["TMPDIR"] == "/tmp/u1"
+
+
+@needs_bwrap
+def test_gaps_name_network_mcp_and_missing_layers_plainly():
+    status = probe(SandboxConfig(network=True))
+    gaps = status.gaps(["docs", "search"])
+    assert "download and run code" in gaps[0] and "sandbox.network" in gaps[0]
+    assert "MCP servers (docs, search) run OUTSIDE the sandbox" in gaps[1]
+    assert gaps[2:] == [f"missing layer - {layer}" for layer in status.missing]
+    assert "download and run code" in status.describe()  # /sandbox's first line says it too
+    assert probe(SandboxConfig()).gaps([]) == [f"missing layer - {g}" for g in probe(SandboxConfig()).missing]
+
+
+def test_gaps_when_the_sandbox_is_off_still_name_mcp():
+    status = probe(SandboxConfig(mode="off"))
+    assert any("MCP servers (x) run OUTSIDE" in gap for gap in status.gaps(["x"]))

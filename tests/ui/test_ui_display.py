@@ -240,6 +240,10 @@ def test_banner_rows_say_when_the_window_is_assumed_and_shorten_the_sandbox():
     rows = dict(info.rows())
     assert "assumed" in rows["context"] and rows["git"] == "main, clean"
     assert len(rows["sandbox"]) < 140 and rows["sandbox"].endswith("(/sandbox lists all)")
+    gaps = BannerInfo(
+        "m", "u", None, False, "off", "ask", "sandbox: x", "/w", sandbox_gaps=["MCP " * 40, "net"]
+    )
+    assert [value for label, value in gaps.rows() if label == "not covered"] == ["MCP " * 40, "net"]  # whole
     off = BannerInfo("m", "u", None, False, "off", "ask", "sandbox: OFF (auto) - " + "x, " * 80, "/w")
     assert dict(off.rows())["sandbox"].startswith("OFF") and len(dict(off.rows())["sandbox"]) > 200
 

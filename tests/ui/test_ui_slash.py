@@ -117,6 +117,8 @@ def test_sandbox_reports_status_and_layers(session):
         assert "bubblewrap" in out and all(layer in out for layer in status.layers)
     else:
         assert "OFF" in out
+    assert all(f"not covered: {gap}" in out for gap in session.sandbox_gaps())
+    assert all(f"missing layer - {layer}" in out for layer in status.missing)
 
 
 def test_unknown_commands_suggest_and_unique_prefixes_expand():

@@ -6,12 +6,16 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..calls import ToolResult
 from ..config import ToolsConfig
 from .errors import ToolError
 from .paths import Confinement
 from .seen import FileMemory
+
+if TYPE_CHECKING:
+    from ..safety.sandbox.limits import CommandLimits
 
 __all__ = ["ToolContext", "ToolError", "fail", "ok"]
 
@@ -28,6 +32,7 @@ class ToolContext:
     env: Mapping[str, str] = field(default_factory=dict)
     after_command: Callable[[], list[str]] | None = None  # checks after every exec; notes for the model
     seen: FileMemory = field(default_factory=FileMemory)  # what the model last saw of each file
+    limits: CommandLimits | None = None  # resource limits of exec commands (and what hitting one means)
 
     def display(self, path: str | os.PathLike[str]) -> str:
         return self.paths.display(path)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..calls import ToolCall, ToolResult, error_result
 from ..config import ToolsConfig
@@ -25,6 +25,9 @@ from .read import read_tool
 from .shell import exec_tool
 from .validation import ArgumentError, normalize_arguments
 from .write import preview_write, write_tool
+
+if TYPE_CHECKING:
+    from ..safety.sandbox.limits import CommandLimits
 
 Handler = Callable[..., ToolResult]
 CONTEXT_PARAMS = ("on_output", "cancel", "deadline")  # keyword-only extras a handler may declare
@@ -45,12 +48,14 @@ class ToolExecutor:
         env: Mapping[str, str] | None = None,
         protected: list[Path] | None = None,
         after_command: Callable[[], list[str]] | None = None,
+        limits: CommandLimits | None = None,
     ):
         workspace = Path(os.path.realpath(workspace))
         state = Path(state_dir) if state_dir is not None else workspace / STATE_DIR_NAME
         paths = Confinement(workspace, config.allowed_paths, [state, *(protected or [])])
         base_env = dict(os.environ) if env is None else dict(env)
         self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
+        self.context.limits = limits
         self.definitions: list[dict[str, Any]] = list(
             TOOL_DEFINITIONS if definitions is None else definitions
         )

@@ -34,6 +34,7 @@ DRAIN_SECONDS = 1.0
 BUDGET_USED_UP = "Not run: the task's time budget (agent.time_budget) is used up."
 READ_CHUNK = 1 << 16
 KEEP_SPILLS = 20
+LIMIT_SCAN = 16384  # bytes of the output's head and tail searched for signs of a resource limit
 _F_SETPIPE_SZ = 1031
 
 # Nothing may wait for a human: no pagers, editors, prompts; no colour codes in the model's context.
@@ -90,6 +91,7 @@ def exec_tool(
             f"the timeout was cut to {limit:.0f} s, what the task's time budget (agent.time_budget) had left"
         )
     run = run_command(ctx, command, limit, on_output, cancel)
+    notes += _limit_notes(ctx, run)
     if ctx.after_command is not None:
         notes += ctx.after_command()
     return _result(ctx, run, limit, notes, budgeted)
@@ -157,10 +159,26 @@ def run_command(
     return Run(proc.returncode, time.monotonic() - started, ending, capture, leftovers)
 
 
-def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:
+def _command_argv(ctx: ToolContext, command: str) -> list[str]:
+    """`bash -c COMMAND` in the sandbox (which sets the resource limits inside it), or unsandboxed
+    under the resource limits alone."""
     argv = ["bash", "-c", command]
     if ctx.wrap_command is not None:
-        argv = ctx.wrap_command(argv)
+        return ctx.wrap_command(argv)
+    return ctx.limits.wrap(argv) if ctx.limits is not None else argv
+
+
+def _limit_notes(ctx: ToolContext, run: Run) -> list[str]:
+    """What the model should know about the resource limits the command ran into (and its cgroup
+    is removed)."""
+    if ctx.limits is None:
+        return []
+    seen = bytes(run.capture.head[-LIMIT_SCAN:]) + b"\n" + bytes(run.capture.tail[-LIMIT_SCAN:])
+    return ctx.limits.finish(run.returncode, seen.decode("utf-8", "replace"))
+
+
+def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:
+    argv = _command_argv(ctx, command)
     try:
         return subprocess.Popen(
             argv,

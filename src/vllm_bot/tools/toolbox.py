@@ -16,6 +16,7 @@ class Toolbox:
     executor: Any  # tools.ToolExecutor
     sandbox: Any  # sandbox.Sandbox
     status: Any  # sandbox.SandboxStatus
+    limits: Any = None  # sandbox.limits.CommandLimits
 
     @property
     def sandboxed(self) -> bool:
@@ -23,10 +24,13 @@ class Toolbox:
 
     def close(self) -> None:
         self.sandbox.close()
+        if self.limits is not None:
+            self.limits.close()
 
 
 def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
     from ..safety.sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
+    from ..safety.sandbox.limits import CommandLimits
     from ..safety.sandbox.paths import git_dirs
     from ..safety.sandbox.tripwire import Tripwire
     from . import ToolError, ToolExecutor
@@ -38,10 +42,11 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         # so /config still shows what the user configured)
         box = dataclasses.replace(box, hidden_paths=[*box.hidden_paths, config.source])
     sandbox = Sandbox(workspace, box, status)
+    limits = CommandLimits(box, status.cgroups, sandboxed=sandbox.active)
 
     def wrap(argv: list[str]) -> list[str]:
         try:
-            return sandbox.wrap(argv)
+            return sandbox.wrap(argv, limits.begin())
         except SandboxUnavailable as e:
             raise ToolError(
                 f"commands cannot run here: {e}. Work with read, write and edit instead."
@@ -57,8 +62,9 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         env=env,
         protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
         after_command=_after_command(Tripwire.for_workspace(workspace), sandbox),
+        limits=limits,
     )
-    return Toolbox(executor, sandbox, status)
+    return Toolbox(executor, sandbox, status, limits)
 
 
 def _after_command(tripwire: Any, sandbox: Any) -> Any:

@@ -24,6 +24,7 @@ class BannerInfo:
     workspace: str
     git: Callable[[], str] = field(default=lambda: "")
     label: str = ""  # e.g. "DEMO"
+    sandbox_gaps: list[str] = field(default_factory=list)  # SandboxStatus.gaps(): never shortened
 
     def rows(self) -> list[tuple[str, str]]:
         window = "unknown"
@@ -41,6 +42,7 @@ class BannerInfo:
             ("function calling", self.function_calling),
             ("approval", self.approval),
             ("sandbox", sandbox),
+            *(("not covered", gap) for gap in self.sandbox_gaps),
             ("workspace", self.workspace),
         ]
         git = self.git()

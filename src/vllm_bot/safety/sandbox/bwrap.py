@@ -1,10 +1,13 @@
 """Run commands inside bubblewrap: the workspace writable, everything else read-only or hidden.
 
 Mount order matters (later mounts cover earlier ones): the whole filesystem read-only, fresh /dev
-and /proc, an empty /run (service sockets: D-Bus, Docker, systemd), a private /tmp, the workspace
-(and sandbox.writable_paths) read-write, then protected paths inside them read-only again, then
-secrets hidden. `.git` is bound onto itself so it cannot be renamed away and replaced; protected
-paths that do not exist yet get an empty mount point so they cannot be created.
+and /proc with every host-global kernel interface read-only (kernelfs.py), an empty /run (service
+sockets: D-Bus, Docker, systemd), a private /tmp, the workspace (and sandbox.writable_paths)
+read-write, then the repositories' git dirs read-only (unless sandbox.git_writable; then `.git` is
+bound onto itself so it cannot be renamed away and replaced), then protected paths inside the
+writable trees read-only again, then secrets hidden. Protected paths that do not exist yet get an
+empty mount point so they cannot be created. The command itself starts under the seccomp filter
+(seccomp.py) and the resource limits (limits.py).
 """
 
 from __future__ import annotations
@@ -15,10 +18,14 @@ import tempfile
 from pathlib import Path
 
 from vllm_bot.config import SandboxConfig
+from vllm_bot.safety.sandbox import kernelfs, seccomp
+from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Launch, launcher, resolve
 from vllm_bot.safety.sandbox.paths import (
     HOME_STARTUP_FILES,
+    SCAN_LIMIT,
     Protected,
     git_dirs,
+    nested_repositories,
     protected_paths,
     secret_paths,
 )
@@ -50,6 +57,10 @@ class Sandbox:
         self._own_tmp = private_tmp is None
         self._created: list[Path] = []  # empty mount points we made; close() removes them
         self.problems: list[str] = []  # protections that could not be applied (shown by the app)
+        self._host_dir: Path | None = None  # our files outside the sandbox (the seccomp program)
+        self._nested: dict[Path, list[Path]] = {}  # writable root -> its nested repositories
+        self._lasting: list[str] = []  # problems found once per session (the nested-repository search)
+        self._shm_size = resolve(config).memory
 
     @property
     def active(self) -> bool:
@@ -60,9 +71,10 @@ class Sandbox:
         """TMPDIR for child commands: the private /tmp when sandboxed, else leave the user's."""
         return "/tmp" if self.active else None
 
-    def wrap(self, argv: list[str]) -> list[str]:
-        """argv that runs `argv` inside the sandbox (unchanged when the sandbox is off or unavailable
-        in auto mode); raises SandboxUnavailable in bwrap mode without a working bwrap."""
+    def wrap(self, argv: list[str], launch: Launch | None = None) -> list[str]:
+        """argv that runs `argv` inside the sandbox, under the seccomp filter and `launch`'s cgroups
+        and rlimits (unchanged when the sandbox is off or unavailable in auto mode); raises
+        SandboxUnavailable in bwrap mode without a working bwrap."""
         if self.config.mode == "off":
             return list(argv)
         if not self.status.active or self.status.bwrap is None:
@@ -71,20 +83,41 @@ class Sandbox:
             return list(argv)
         if self.workspace == Path("/"):
             raise SandboxUnavailable(f"refusing to sandbox with {self.workspace} as the writable workspace")
-        return [self.status.bwrap, *self.status.flags, *self.mount_args(), "--", *argv]
+        inner = launcher(argv, ulimits=launch.ulimits) if launch is not None else list(argv)
+        program = self.seccomp_file()
+        filter_args = ["--seccomp", str(SECCOMP_FD)] if program is not None else []
+        command = [self.status.bwrap, *self.status.flags, *filter_args, *self.mount_args(), "--", *inner]
+        join = launch.join if launch is not None else []
+        if program is None and not join:
+            return command
+        return launcher(command, join=join, seccomp=str(program) if program is not None else None)
 
     def mount_args(self) -> list[str]:
         """The bwrap mount arguments (creates the private /tmp and missing mount points on first use)."""
         self.problems = []
-        args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *self._run_args()]
+        args = ["--ro-bind", "/", "/", *kernelfs.dev_args(self._shm_size), *kernelfs.proc_args()]
+        args += self._run_args()
         args += ["--bind", str(self.private_tmp()), "/tmp"]
         roots = self._writable_roots()
         for root in roots:
             args += ["--bind", str(root), str(root)]
-        args += self._git_args(roots)
-        args += self._protect_args(roots)
+        git_args, read_only_git = self._git_args(roots)
+        args += git_args
+        args += self._protect_args(roots, read_only_git)
         args += self._hide_args()
+        self.problems += self._lasting
         return args
+
+    def seccomp_file(self) -> Path | None:
+        """The compiled seccomp program, written once per session outside the sandbox's view."""
+        if not self.status.seccomp:
+            return None
+        if self._host_dir is None:
+            remove_stale_tmp_dirs()
+            self._host_dir = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-host-")).resolve()
+            self._host_dir.chmod(0o755)  # nothing secret: the program is the same for everyone
+            (self._host_dir / "seccomp.bpf").write_bytes(seccomp.deny_program())
+        return self._host_dir / "seccomp.bpf"
 
     def private_tmp(self) -> Path:
         if self._private_tmp is None:
@@ -112,6 +145,9 @@ class Sandbox:
         if self._own_tmp and self._private_tmp is not None:
             shutil.rmtree(self._private_tmp, ignore_errors=True)
             self._private_tmp = None
+        if self._host_dir is not None:
+            shutil.rmtree(self._host_dir, ignore_errors=True)
+            self._host_dir = None
 
     def __enter__(self) -> Sandbox:
         return self
@@ -121,10 +157,8 @@ class Sandbox:
 
     # -- pieces ------------------------------------------------------------------------------
     def _run_args(self) -> list[str]:
-        args = ["--tmpfs", "/run"]
         var_run = Path("/var/run")
-        if var_run.is_dir() and not var_run.is_symlink():
-            args += ["--tmpfs", "/var/run"]
+        args = kernelfs.run_args(var_run.is_dir() and not var_run.is_symlink())
         resolv = Path("/etc/resolv.conf").resolve()
         if self.status.network and resolv.is_relative_to("/run") and resolv.exists():
             args += ["--ro-bind", str(resolv.parent), str(resolv.parent)]  # DNS for sandbox.network
@@ -138,19 +172,39 @@ class Sandbox:
                 roots.append(path)
         return roots
 
-    def _git_args(self, roots: list[Path]) -> list[str]:
-        """Pin each writable repository's `.git` in place; bind git dirs hidden by the private /tmp."""
+    def _git_args(self, roots: list[Path]) -> tuple[list[str], list[Path]]:
+        """The repositories' git dirs read-only (or, with sandbox.git_writable, `.git` pinned in place),
+        git dirs hidden by the private /tmp bound back; returns (args, the git dirs made read-only)."""
+        writable = self.config.git_writable
         args: list[str] = []
+        read_only: list[Path] = []
         for root in roots:
             dot_git = root / ".git"
-            if dot_git.is_dir() and not dot_git.is_symlink():
+            if writable and dot_git.is_dir() and not dot_git.is_symlink():
                 args += ["--bind", str(dot_git), str(dot_git)]
-            for git_dir in git_dirs(root):
-                if not _inside(git_dir, roots) and git_dir.is_dir():
-                    args += ["--ro-bind", str(git_dir), str(git_dir)]
-        return args
+            for repo in [root, *([] if writable else self._nested_repositories(root))]:
+                if repo != root and (repo / ".git").is_file():  # a nested worktree's or submodule's link
+                    args += ["--ro-bind-try", str(repo / ".git"), str(repo / ".git")]
+                for git_dir in git_dirs(repo):
+                    inside = _inside(git_dir, roots)
+                    if (not inside or not writable) and git_dir.is_dir() and git_dir not in read_only:
+                        args += ["--ro-bind-try", str(git_dir), str(git_dir)]
+                        read_only += [git_dir] if inside else []
+        return args, read_only
 
-    def _protect_args(self, roots: list[Path]) -> list[str]:
+    def _nested_repositories(self, root: Path) -> list[Path]:
+        """Repositories inside `root` (looked for once per session; new ones are the model's own)."""
+        if root not in self._nested:
+            found, stopped = nested_repositories(root)
+            self._nested[root] = found
+            if stopped:
+                self._lasting.append(
+                    f"stopped looking for nested repositories in {root} after {SCAN_LIMIT:,} folders; "
+                    "the .git of any further one stays writable"
+                )
+        return self._nested[root]
+
+    def _protect_args(self, roots: list[Path], read_only_git: list[Path]) -> list[str]:
         workspace_state_dir(self.workspace)
         protected = protected_paths(self.workspace)
         mask = self.workspace / ".git"
@@ -165,6 +219,8 @@ class Sandbox:
             path = item.path
             if not _inside(path, roots):
                 continue  # read-only already
+            if _inside(path, read_only_git) and path not in read_only_git and not path.is_symlink():
+                continue  # inside a read-only git dir (a symlink's target may lie elsewhere)
             if path.is_symlink():
                 args += self._protect_symlink(path, item.kind, roots)
                 continue

@@ -9,6 +9,7 @@ stores under $HOME such as ~/.ssh, ~/.aws, ~/.config/gh.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,6 +28,10 @@ HOME_STARTUP_FILES = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
     ".zlogin", ".gitconfig", ".config/git", ".config/fish", ".ssh",
 )  # fmt: skip
+# Not searched for nested repositories: dependency trees that are big and never the user's own repos.
+SCAN_SKIP = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
+SCAN_SKIP |= {STATE_DIR_NAME}
+SCAN_LIMIT = 20_000  # folders looked at for nested repositories, at most
 Kind = Literal["dir", "file"]
 GIT_PROTECTED: tuple[tuple[str, Kind], ...] = (("hooks", "dir"), ("config", "file"), ("modules", "dir"))
 
@@ -94,3 +99,16 @@ def is_protected(path: Path, workspace: Path) -> bool:
 def secret_paths(home: Path) -> list[Path]:
     """The credential stores under `home` that exist."""
     return [home / rel for rel in SECRET_HOME_PATHS if (home / rel).exists() or (home / rel).is_symlink()]
+
+
+def nested_repositories(root: Path, limit: int = SCAN_LIMIT) -> tuple[list[Path], bool]:
+    """Folders below `root` (not `root` itself) that hold a `.git`, and whether the search stopped at
+    `limit` folders before the end."""
+    found: list[Path] = []
+    for seen, (folder, dirnames, filenames) in enumerate(os.walk(root), start=1):
+        if seen > limit:
+            return found, True
+        if (".git" in dirnames or ".git" in filenames) and folder != str(root):
+            found.append(Path(folder))
+        dirnames[:] = [name for name in dirnames if name not in SCAN_SKIP]
+    return found, False

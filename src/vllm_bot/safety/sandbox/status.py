@@ -10,12 +10,18 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 
 from vllm_bot.config import SandboxConfig
+from vllm_bot.safety.sandbox import cgroup, kernelfs, seccomp
+from vllm_bot.safety.sandbox.limits import describe_limits
 
 DOCS = "docs/sandbox.md"
 ENV_LAYER = "environment from an allowlist (secrets not passed)"
+NETWORK_RISK = (
+    "network ALLOWED (sandbox.network): a poisoned README or issue can make the model download and run code"
+)
 UNSANDBOXED = "commands run UNSANDBOXED and every command needs approval (unless --yes)"
 TRIAL_TIMEOUT = 10.0
 
@@ -35,22 +41,39 @@ class SandboxStatus:
     bwrap: str | None = None  # the bwrap binary that passed the trial
     flags: tuple[str, ...] = field(default=())  # namespace and capability flags that passed the trial
     network: bool = False  # sandboxed commands may use the network (sandbox.network)
+    seccomp: bool = False  # commands start under the seccomp filter
+    missing: list[str] = field(default_factory=list)  # layers unavailable here, each with why
+    cgroups: cgroup.CgroupPlan | None = None  # where per-command cgroups can be made
+
+    def gaps(self, mcp_servers: list[str]) -> list[str]:
+        """What the sandbox does not cover here, one sentence each: risks the configuration takes
+        (network, MCP servers `mcp_servers`) and layers missing on this machine."""
+        found = [NETWORK_RISK] if self.active and self.network else []
+        if mcp_servers:
+            found.append(
+                f"MCP servers ({', '.join(mcp_servers)}) run OUTSIDE the sandbox, with your rights: "
+                "only the approval prompt stands between the model and them"
+            )
+        return found + [f"missing layer - {layer}" for layer in self.missing]
 
     def describe(self) -> str:
-        """One line for the start banner and /sandbox."""
+        """One line for the start banner and /sandbox (risks first, so a shortened line keeps them)."""
         if not self.active:
             return f"sandbox: OFF ({self.mode}) - {self.warning}"
-        network = "; network ALLOWED (sandbox.network)" if self.network else ""
-        return f"sandbox: bubblewrap - {', '.join(self.layers)}{network}"
+        network = f"{NETWORK_RISK}; " if self.network else ""
+        return f"sandbox: bubblewrap - {network}{', '.join(self.layers)}"
 
 
-_TRIALS: dict[tuple[str, bool], tuple[tuple[str, ...] | None, str]] = {}
+Trial = tuple[tuple[str, ...] | None, str, str]  # (flags that work, bwrap's error, seccomp's error)
+_TRIALS: dict[tuple[str, bool], Trial] = {}
+_PLAN: list[cgroup.CgroupPlan] = []  # found once per process
 
 
 def probe(config: SandboxConfig) -> SandboxStatus:
     """The sandbox status for `config`; runs one trial of bwrap per binary and network setting."""
     if config.mode == "off":
-        return SandboxStatus("off", False, [ENV_LAYER], f"sandbox.mode is off: {UNSANDBOXED}")
+        off = SandboxStatus("off", False, [ENV_LAYER], f"sandbox.mode is off: {UNSANDBOXED}")
+        return _limited(config, off)
     path = shutil.which(os.path.expanduser(config.bwrap))
     if path is None:
         problem = f"bubblewrap ({config.bwrap}) is not installed"
@@ -59,12 +82,32 @@ def probe(config: SandboxConfig) -> SandboxStatus:
     key = (path, config.network)
     if key not in _TRIALS:
         _TRIALS[key] = _trial(path, config.network)
-    flags, error = _TRIALS[key]
+    flags, error, seccomp_error = _TRIALS[key]
     if flags is None:
         problem = f"bubblewrap cannot create a sandbox here ({error})"
         fix = f"inside Docker or on Ubuntu 24.04 see {DOCS}"
         return _inactive(config, problem, fix)
-    return SandboxStatus(config.mode, True, _layers(config.network, flags), None, path, flags, config.network)
+    layers = _layers(config, flags, not seccomp_error)
+    status = SandboxStatus(config.mode, True, layers, None, path, flags, config.network, not seccomp_error)
+    status.missing += [f"seccomp filter: {seccomp_error}"] if seccomp_error else []
+    if os.geteuid() == 0:
+        status.missing.append(
+            "unprivileged uid: the agent runs as root, so commands keep host uid 0 inside their user "
+            "namespace (root-owned kernel files are covered read-only instead; run vllm-bot as an "
+            "ordinary user for an unprivileged uid)"
+        )
+    return _limited(config, status)
+
+
+def _limited(config: SandboxConfig, status: SandboxStatus) -> SandboxStatus:
+    """`status` with the resource-limit layers (they apply whether or not commands are sandboxed)."""
+    if not _PLAN:
+        _PLAN.append(cgroup.plan())
+    status.cgroups = _PLAN[0]
+    layers, missing = describe_limits(config, status.cgroups, sandboxed=status.active)
+    status.layers += layers
+    status.missing += missing
+    return status
 
 
 def unavailable_message(status: SandboxStatus) -> str:
@@ -77,25 +120,34 @@ def _inactive(config: SandboxConfig, problem: str, fix: str) -> SandboxStatus:
         warning = f"sandbox.mode is bwrap but {problem}: commands are refused; {fix}"
     else:
         warning = f"{problem}: {UNSANDBOXED}; {fix}"
-    return SandboxStatus(config.mode, False, [ENV_LAYER], warning)
+    return _limited(config, SandboxStatus(config.mode, False, [ENV_LAYER], warning))
 
 
-def _trial(path: str, network: bool) -> tuple[tuple[str, ...] | None, str]:
-    """(flags that work, "") or (None, bwrap's error)."""
+def _trial(path: str, network: bool) -> Trial:
+    """(flags that work, "", seccomp's error or "") or (None, bwrap's error, "")."""
     flags: tuple[str, ...] = BASE_FLAGS if network else (*BASE_FLAGS, "--unshare-net")
     error = _run_trial(path, flags)
     if error and "disable-userns" in error:  # bwrap < 0.8: mounts stay locked, only the extra guard is lost
         flags = tuple(f for f in flags if f != "--disable-userns")
         error = _run_trial(path, flags)
-    return (None, error) if error else (flags, "")
+    if error:
+        return None, error, ""
+    if not seccomp.supported():
+        return flags, "", f"no filter for this architecture ({seccomp.machine()})"
+    with tempfile.TemporaryFile() as program:
+        program.write(seccomp.deny_program())
+        program.seek(0)
+        seccomp_error = _run_trial(path, (*flags, "--seccomp", str(program.fileno())), program.fileno())
+    return flags, "", seccomp_error and f"bubblewrap could not load it ({seccomp_error})"
 
 
-def _run_trial(path: str, flags: tuple[str, ...]) -> str:
-    argv = [path, *flags, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run",
-            "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "exit 0"]  # fmt: skip
+def _run_trial(path: str, flags: tuple[str, ...], fd: int | None = None) -> str:
+    argv = [path, *flags, "--ro-bind", "/", "/", *kernelfs.dev_args(1 << 20), *kernelfs.proc_args(),
+            "--tmpfs", "/run", "--tmpfs", "/tmp", "--", "/bin/sh", "-c", "exit 0"]  # fmt: skip
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                pass_fds=() if fd is None else (fd,))  # fmt: skip
     except OSError as e:
         return str(e)
     try:
@@ -110,14 +162,26 @@ def _run_trial(path: str, flags: tuple[str, ...]) -> str:
     return lines[-1] if lines else f"exit status {proc.returncode}"
 
 
-def _layers(network: bool, flags: tuple[str, ...]) -> list[str]:
+def _layers(config: SandboxConfig, flags: tuple[str, ...], filtered: bool) -> list[str]:
     layers = ["filesystem read-only outside the workspace", "private /tmp"]
-    if not network:
+    if not config.network:
         layers.append("network off")
     layers += [
         "pid/ipc/uts namespaces",
         "no capabilities" + (", no nested user namespaces" if "--disable-userns" in flags else ""),
-        ".git/hooks, .git/config and .vllm-bot read-only",
+        "no new privileges",
+        "host kernel interfaces read-only (/proc/sys, /sys, ...)",
+    ]
+    if filtered:
+        layers.append("seccomp filter (mount, kexec, bpf, keyctl, ptrace attach, ... denied)")
+    if os.geteuid() != 0:
+        layers.append(f"unprivileged uid {os.geteuid()} in a user namespace")
+    if config.git_writable:
+        layers.append(".git WRITABLE (sandbox.git_writable), hooks and config read-only")
+    else:
+        layers.append(".git read-only")
+    layers += [
+        ".vllm-bot read-only",
         "secrets hidden (~/.ssh, ~/.aws, ...)",
         "service sockets hidden (/run)",
         ENV_LAYER,

@@ -105,10 +105,9 @@ def _compact(session: Any, arg: str) -> None:
 def _sandbox(session: Any, arg: str) -> None:
     status = session.toolbox.status
     session.say(status.describe() if not status.active else "sandbox: bubblewrap (commands run inside it)")
-    if status.active:
-        for layer in status.layers:
-            session.say(f"  - {layer}")
-        if status.network:
-            session.say("  - network ALLOWED (sandbox.network)")
+    for layer in status.layers:
+        session.say(f"  - {layer}")
+    for gap in session.sandbox_gaps():
+        session.say(f"  not covered: {gap}")
     for problem in session.toolbox.sandbox.problems:
         session.say(f"  problem: {problem}")
