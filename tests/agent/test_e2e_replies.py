@@ -50,6 +50,7 @@ def test_a_reply_cut_by_max_tokens_is_continued_and_the_answer_joined(workspace)
         " and that is all."
     )
     assert result["iterations"] == 2
+    assert "info: The reply was cut off by max_tokens; asking the model to go on." in proc.stderr
 
 
 def thinker(expect=None):

@@ -32,9 +32,9 @@ NO_ANSWER = (
 class Ending:
     """What a reply means for the task: go on (no note), go on after `note`, or end (`reason`)."""
 
-    note: str | None = None
+    note: str | None = None  # for the model
     reason: str | None = None  # "done", "truncated", "empty_answer": the task ends
-    text: str = ""  # the answer, or the stop message
+    text: str = ""  # the answer, the stop message, or (with a note) what the user is told
 
 
 class AnswerCheck:
@@ -62,8 +62,14 @@ class AnswerCheck:
         self.nudges += 1
         if not empty:
             self.pieces.append(turn.content)
-            return Ending(note=CONTINUE)
-        return Ending(note=THOUGHT_TOO_LONG if cut and turn.reasoning else NO_ANSWER)
+            return Ending(
+                note=CONTINUE, text="The reply was cut off by max_tokens; asking the model to go on."
+            )
+        if cut and turn.reasoning:
+            return Ending(
+                note=THOUGHT_TOO_LONG, text="The model reasoned until max_tokens; asking for its answer."
+            )
+        return Ending(note=NO_ANSWER, text="The reply had no answer; asking the model for it.")
 
     def _stop(self, cut: bool, empty: bool) -> Ending:
         replies = f"{self.nudges + 1} replies in a row"

@@ -96,6 +96,7 @@ class Agent:
             if ending.reason:
                 return self._end(ending, iteration)
             if ending.note:
+                self.emit(Notice("info", ending.text))
                 self.conversation.add_user(ending.note, kind="note")
                 continue
             results, problems = self._run_calls(turn.tool_calls, budget)

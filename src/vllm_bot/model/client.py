@@ -157,7 +157,7 @@ class ModelClient:
 
     def _served_window(self) -> int | None:
         """max_model_len from /v1/models, unless the model profile overrides it (vllm.context_window
-        overrides both, in ContextManager)."""
+        overrides both, in ContextManager, which never goes above what the server enforces)."""
         if self.profile is not None and self.profile.context_window:
             return self.profile.context_window
         return self._card_window()
