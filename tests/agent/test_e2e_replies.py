@@ -60,10 +60,12 @@ def thinker(expect=None):
     )
 
 
-def test_a_model_that_thinks_past_max_tokens_every_time_stops_with_exit_3(workspace):
+@pytest.mark.parametrize("choice", ["auto", "required"])  # required: vLLM ends it "tool_calls", no calls
+def test_a_model_that_thinks_past_max_tokens_every_time_stops_with_exit_3(workspace, choice):
     script = [thinker(), thinker(expect_in_last(THOUGHT_TOO_LONG)), thinker()]
+    config = {"vllm": {"max_tokens": 50, "tool_choice": choice}}
     with FakeVLLM(script) as server:
-        proc, result = json_run(workspace, server, *with_config(workspace, {"vllm": {"max_tokens": 50}}))
+        proc, result = json_run(workspace, server, *with_config(workspace, config))
         server.assert_done()
     assert proc.returncode == 3, proc.stderr
     assert result["exit_reason"] == "truncated" and result["exit_code"] == 3

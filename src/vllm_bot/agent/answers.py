@@ -1,6 +1,7 @@
 """Is a reply without tool calls the task's answer? Not when max_tokens cut it, nor when it is empty.
 
-A reply cut by the max_tokens limit (`finish_reason: "length"`) stays in the history and the model
+A reply cut by the max_tokens limit (`finish_reason: "length"`, or "tool_calls" with no calls: vLLM's
+answer when `required` spent the budget on reasoning) stays in the history and the model
 is asked to go on where it stopped; the pieces are joined (with a space: reply text arrives trimmed)
 into the answer once it finishes. A reply
 with no answer text (all of it reasoning, or nothing at all) gets a note asking for the answer. After
@@ -51,8 +52,10 @@ class AnswerCheck:
         if turn.tool_calls:
             self.reset()
             return Ending()
-        cut = turn.finish_reason == "length"
         empty = not turn.content.strip()
+        # vLLM ends `required` whose reasoning used the budget with "tool_calls" and no calls (a
+        # prose reply some parsers label "tool_calls" is an answer like any other)
+        cut = turn.finish_reason == "length" or (turn.finish_reason == "tool_calls" and empty)
         if not cut and not empty:
             answer = " ".join([*self.pieces, turn.content])
             self.reset()
