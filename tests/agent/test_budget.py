@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vllm_bot.agent.budget import NOT_RUN_RESULT
+from vllm_bot.agent.budget import NOT_RUN_RESULT, Budget
 from vllm_bot.agent.loop import Agent
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
 from vllm_bot.config import AgentConfig, ToolsConfig, VllmConfig
@@ -141,3 +141,13 @@ def test_a_partial_reply_in_text_mode_is_kept_as_a_text_mode_turn(tmp_path):
     assert_stopped_by_budget(outcome, events, 1)
     partial = agent.conversation.entries[-1]
     assert partial.partial and partial.via == "text" and partial.content.startswith("word ")
+
+
+def test_the_last_half_second_counts_as_used_up():
+    """exec refuses to start with less than 0.5 s left; the loop must not then ask the model again."""
+    now = [0.0]
+    budget = Budget(2, clock=lambda: now[0])
+    now[0] = 1.4
+    assert not budget.expired()
+    now[0] = 1.6
+    assert budget.expired()

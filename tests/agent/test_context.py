@@ -192,8 +192,9 @@ def test_still_too_long_after_compaction_stops_with_overflow():
         with pytest.raises(ContextOverflow, match="no longer fits") as e:
             client.complete(conv, TOOL_DEFINITIONS, lambda e: None)
         assert e.value.exit_code == 3
-        # one send, one forced compaction (nothing to summarize), one resend: no loop of resends
-        assert len(server.requests) == 2
+        # one send: its 400 names the true window, which the task alone overflows: no resend
+        assert len(server.requests) == 1
+    assert "of a 3,000-token window" in str(e.value)
 
 
 def test_overflow_detected_before_sending():

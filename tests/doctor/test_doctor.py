@@ -316,3 +316,63 @@ def test_small_context_window_is_a_warning(run_doctor):
     check = by_id(report)["context"]
     assert check["status"] == "warn" and check["detail"].startswith("8192 tokens (max_model_len)")
     assert "--max-model-len" in check["fix"]
+
+
+def thinking_off_profile(tmp_path):
+    profile = {"match": ["*qwen3*"], "chat_template_kwargs": {"enable_thinking": False}}
+    (tmp_path / "config.json").write_text(json.dumps({"profiles": {"no-thinking": profile}}))
+
+
+def test_thinking_off_profile_on_a_server_with_a_reasoning_parser_asks_for_no_restart(run_doctor, tmp_path):
+    """The model still reasons in its text; with thinking off vLLM leaves it there. With thinking on
+    the server splits it off, so restarting it with --reasoning-parser would change nothing."""
+    thinking_off_profile(tmp_path)
+    with FakeVLLM(auto_reply=ideal_model(), model="Qwen/Qwen3-8B") as server:
+        report, code = run_doctor(server)
+        kwargs = [b.get("chat_template_kwargs") for b in server.auto_replied if "tools" not in b]
+    check = by_id(report)["reasoning"]
+    assert check["status"] == "warn" and "its --reasoning-parser works" in check["detail"]
+    assert "--reasoning-parser" not in check["fix"] and report["suggested_flags"] == []
+    assert kwargs[-2:] == [{"enable_thinking": False}, None]  # the profile's probe, then one with thinking on
+    assert code == 0
+
+
+def test_thinking_off_profile_on_a_server_without_a_reasoning_parser_is_told_to_add_one(run_doctor, tmp_path):
+    thinking_off_profile(tmp_path)
+    with FakeVLLM(auto_reply=ideal_model(), model="Qwen/Qwen3-8B", think_in_content=True) as server:
+        report, _ = run_doctor(server)
+    check = by_id(report)["reasoning"]
+    assert "the server has no reasoning parser" in check["detail"]
+    assert check["fix"] == "restart vLLM with --reasoning-parser qwen3"
+    assert report["suggested_flags"] == ["--reasoning-parser", "qwen3"]
+
+
+def chatty_model(reasoning):
+    """Tool probes get a reply that runs past max_tokens, in reasoning or in plain text."""
+    ideal = ideal_model()
+
+    def respond(body):
+        if body.get("tools"):
+            if reasoning:
+                return Reply(reasoning="I wonder which tool fits best. " * 200)
+            return Reply(content="Reading files is a fine idea in general. " * 200)
+        return ideal(body)
+
+    return respond
+
+
+@pytest.mark.parametrize("reasoning", [False, True])
+def test_a_tool_call_cut_by_max_tokens_is_inconclusive_and_the_fix_fits_what_used_the_tokens(
+    run_doctor, reasoning
+):
+    with FakeVLLM(auto_reply=chatty_model(reasoning)) as server:
+        report, _ = run_doctor(server)
+    check = by_id(report)["tool_call"]
+    assert (
+        check["status"] == "warn"
+        and check["data"]["kind"] == "truncated"
+        and "inconclusive" in check["detail"]
+    )
+    spent = "reasoning" if reasoning else "text"
+    assert f"hit max_tokens=512 in {spent} before any call" in check["detail"]
+    assert ("thinking off" in check["fix"]) is reasoning

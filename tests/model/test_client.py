@@ -112,13 +112,18 @@ def test_fallback_happens_once_per_session():
         assert len(server.rejected) == 1
 
 
-@pytest.mark.parametrize("choice, needle", [("required", "required"), ("read", "function")])
-def test_fallback_for_required_and_named_choice(choice, needle):
+@pytest.mark.parametrize("choice, offered", [("required", None), ("read", ["read", "finish"])])
+def test_fallback_for_required_and_named_choice(choice, offered):
+    """A named choice goes out as `required` over that tool and `finish` (forced.py); the server
+    without tool flags refuses both, and the turn falls back to text mode."""
     with FakeVLLM([Reply(content="ok")], mode="noparser") as server:
         client = make_client(server, model=server.model, tool_choice=choice)
-        ask(client)
-        assert needle in str(server.rejected[0]["tool_choice"])
-    assert client.function_calling is False
+        turn, _ = ask(client)
+        server.assert_done()
+    refused = server.rejected[0]
+    assert refused["tool_choice"] == "required" and turn.content == "ok" and client.fell_back
+    names = [t["function"]["name"] for t in refused["tools"]]
+    assert names == (offered or [*(d["function"]["name"] for d in TOOL_DEFINITIONS), "finish"])
 
 
 def test_leaked_hermes_call_in_native_mode_becomes_native_history():

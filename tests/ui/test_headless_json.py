@@ -12,9 +12,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from vllm_bot.testing.fake_vllm import FakeVLLM
+from vllm_bot.calls import Usage
+from vllm_bot.events import IterationStarted, UsageReported
+from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
 from vllm_bot.testing.script import Call, Reply
-from vllm_bot.ui.json_out import STREAM_OUTPUT_LIMIT
+from vllm_bot.ui.json_out import STREAM_OUTPUT_LIMIT, ResultCollector
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "src/vllm_bot/resources/output-schema.json").read_text())
@@ -187,3 +189,39 @@ def test_sigint_stops_the_running_command_and_reports_interrupted(workspace):
         time.sleep(0.05)
     assert not processes_with(token.encode()), "the command's background child survived SIGINT"
     assert "vllm-bot: interrupted" in stderr
+
+
+def test_json_after_a_server_error_reports_the_iterations_and_tokens_so_far(workspace):
+    refusal = error_body("this request is not acceptable")
+    script = [Reply(calls=[Call("read", {"path": "app.py"})]), Reply(status=400, error=refusal)]
+    with FakeVLLM(script) as server:
+        proc = run(workspace, server.base_url, "-p", "fix add", "--yes", "--output-format", "json")
+        server.assert_done()
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads(proc.stdout)
+    RESULT.validate(result)
+    assert result["exit_reason"] == "error" and "not acceptable" in result["error"]
+    assert result["iterations"] == 2
+    assert result["usage"]["prompt_tokens"] > 0 and result["usage"]["completion_tokens"] > 0
+
+
+def test_a_result_after_ctrl_c_outside_the_loop_counts_what_the_task_did():
+    """run_headless' KeyboardInterrupt path: no task_finished event, the result still counts."""
+    collector = ResultCollector()
+    used = Usage(prompt_tokens=900, completion_tokens=40)
+    for event in (IterationStarted(1, 50), UsageReported(used, used, 0.5), IterationStarted(2, 50)):
+        collector(event)
+    result = collector.result(error="interrupted by the user", exit_code=3, reason="interrupted")
+    RESULT.validate(result)
+    assert result["iterations"] == 2 and result["usage"]["prompt_tokens"] == 900
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_stream_json_has_debug_events_only_with_debug(workspace, debug):
+    with FakeVLLM(task_script()) as server:
+        args = ["-p", "fix add", "--yes", "--output-format", "stream-json", *(["--debug"] if debug else [])]
+        proc = run(workspace, server.base_url, *args)
+        server.assert_done()
+    assert proc.returncode == 0, proc.stderr
+    types = [json.loads(line)["type"] for line in proc.stdout.splitlines()]
+    assert ("debug" in types) is debug

@@ -14,6 +14,7 @@ from ..calls import AssistantTurn, ToolCall, ToolResult
 from ..conversation import answer_calls
 
 NOT_RUN_RESULT = "Not run: the task's time budget (agent.time_budget) ran out before this call started."
+LAST_MOMENT = 0.5  # seconds: with less left no request or call starts (exec refuses to start, too)
 
 
 class OutOfTime(Exception):
@@ -33,7 +34,8 @@ class Budget:
         self.deadline = None if seconds is None else clock() + seconds
 
     def expired(self) -> bool:
-        return self.deadline is not None and self.clock() >= self.deadline
+        """Used up, or too nearly to start anything: a model request would be cut at once."""
+        return self.deadline is not None and self.clock() >= self.deadline - LAST_MOMENT
 
     def message(self) -> str:
         return f"Stopped: the time budget of {self.seconds:g} s (agent.time_budget) is used up."

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..calls import ToolCall
+from ..model.replies import TRUNCATED_CALL
 from ..tools.definitions import find_definition, tool_names
 from ..tools.validation import ArgumentError, expected_shape, normalize_arguments
 
@@ -32,3 +33,19 @@ def check_call(call: ToolCall, definitions: list[dict[str, Any]]) -> str | None:
     except ArgumentError as e:
         return str(e)
     return None
+
+
+def malformed_message(streak: int, problem: str, via: str) -> str:
+    """Why the task stopped after `streak` malformed replies, and what may help. With native calls on
+    the server is not the cause; a cut-off call is a matter of the output limit."""
+    text = f"Stopped: the model sent {streak} malformed tool calls in a row (last problem: {problem})."
+    if TRUNCATED_CALL in problem:
+        return text + " Raise vllm.max_tokens, or ask for smaller steps."
+    if via == "native":
+        return (
+            text + " Native tool calling is on, so this is the model: a larger model or a lower "
+            "temperature may do better, and vllm.tool_choice: required makes vLLM hold the arguments "
+            "to the tools' schemas."
+        )
+    advice = " A model or server with native tool calling may do better; `python cli.py doctor` checks it."
+    return text + advice

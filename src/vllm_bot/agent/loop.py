@@ -1,16 +1,14 @@
 """The agent loop: ask the model, run every call in order, append the results, repeat.
 
-It stops when a reply has no tool calls (that reply is the answer) or a limit is reached. It imports
-no SDK, UI or git code: the model client, the tool executor, the approval gate and the event
-consumers are handed in.
+It stops when a reply has no tool calls and is a whole answer (answers.py: not cut by max_tokens, not
+empty) or a limit is reached. It imports no SDK, UI or git code: the model client, the tool
+executor, the approval gate and the event consumers are handed in.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 from ..calls import AssistantTurn, ToolCall, ToolResult, Usage, error_result
 from ..config import AgentConfig
@@ -28,36 +26,13 @@ from ..events import (
     UsageReported,
 )
 from ..model.watchdog import DeadlineReached
+from .answers import AnswerCheck, Ending
 from .budget import Budget, OutOfTime, not_run_results
-from .dispatch import check_call
+from .dispatch import check_call, malformed_message
 from .interrupts import Cancel, Interrupted, PartialReply, interrupted_results
 from .loopguard import LoopGuard
-from .progress import summarize_progress
-
-
-class Client(Protocol):
-    def complete(
-        self,
-        conversation: Conversation,
-        definitions: list[dict[str, Any]],
-        emit: Emit,
-        *,
-        deadline: float | None = None,  # past it: DeadlineReached, at the latest at the next chunk
-    ) -> AssistantTurn: ...
-
-    @property
-    def context_window(self) -> int | None: ...
-
-
-class Executor(Protocol):
-    definitions: list[dict[str, Any]]
-
-    def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult: ...
-
-    def preview(self, name: str, args: dict[str, Any]) -> str | None: ...
-
-
-Gate = Callable[[ToolCall], ToolResult | None]  # None: run it; a result: refused (and why)
+from .progress import Progress
+from .seams import Client, Executor, Gate, allow_all
 
 
 @dataclass
@@ -66,10 +41,6 @@ class Outcome:
     answer: str
     exit_code: int
     iterations: int
-
-
-def allow_all(call: ToolCall) -> ToolResult | None:
-    return None
 
 
 class Agent:
@@ -87,11 +58,13 @@ class Agent:
         self.client = client
         self.executor = executor
         self.config = config
-        self.emit = emit
+        self.progress = Progress()  # what the task did, counted as it is reported
+        self.emit = self.progress.watch(emit)
         self.gate = gate
         self.conversation = conversation or Conversation()
         self.usage = Usage()
         self.guard = LoopGuard(config.loop_warn_after, config.loop_stop_after)
+        self.answers = AnswerCheck()
         self.cancel = cancel or Cancel()  # the front end routes Ctrl-C here while a task runs
 
     def run(self, task: str) -> Outcome:
@@ -99,6 +72,8 @@ class Agent:
         self.conversation.add_user(task)
         self.guard.reset()
         self.cancel.reset()
+        self.answers.reset()
+        self.progress.reset()
         malformed_streak = 0
         limit = self.config.max_iterations
         budget = Budget(self.config.time_budget)
@@ -117,8 +92,13 @@ class Agent:
                 return self._stop("time_budget", budget.message(), iteration)
             self.conversation.add_turn(turn)
             self._account(turn, time.monotonic() - turn_started)
-            if not turn.tool_calls:
-                return self._finish("done", turn.content, EXIT_OK, iteration)
+            ending = self.answers.judge(turn)  # a reply without calls: the answer, or not yet
+            if ending.reason:
+                return self._end(ending, iteration)
+            if ending.note:
+                self.emit(Notice("info", ending.text))
+                self.conversation.add_user(ending.note, kind="note")
+                continue
             results, problems = self._run_calls(turn.tool_calls, budget)
             self.conversation.add_results(results, turn.via)
             if self.cancel.requested:
@@ -126,11 +106,7 @@ class Agent:
             malformed_streak = malformed_streak + 1 if problems else 0
             if malformed_streak >= self.config.max_malformed_replies:
                 return self._stop(
-                    "malformed",
-                    f"Stopped: the model sent {malformed_streak} malformed tool calls "
-                    f"in a row (last problem: {problems[-1]}). A model or server with native tool "
-                    "calling may do better; `python cli.py doctor` checks the server.",
-                    iteration,
+                    "malformed", malformed_message(malformed_streak, problems[-1], turn.via), iteration
                 )
             verdict = self.guard.observe(turn.tool_calls, results)
             if verdict.action == "stop":
@@ -209,11 +185,14 @@ class Agent:
         self.usage.add(turn.usage)
         self.emit(UsageReported(turn.usage, self.usage, seconds, self.client.context_window))
 
+    def _end(self, ending: Ending, iterations: int) -> Outcome:
+        if ending.reason == "done":
+            return self._finish("done", ending.text, EXIT_OK, iterations)
+        return self._stop(str(ending.reason), ending.text, iterations)
+
     def _stop(self, reason: str, message: str, iterations: int) -> Outcome:
         """A limit ended the task: say which, and where the work stands."""
-        return self._finish(
-            reason, f"{message}\n{summarize_progress(self.conversation)}", EXIT_LIMIT, iterations
-        )
+        return self._finish(reason, f"{message}\n{self.progress.summary()}", EXIT_LIMIT, iterations)
 
     def _interrupted(self, partial: AssistantTurn | None, iterations: int) -> Outcome:
         """The user stopped the task (Ctrl-C); the conversation stays consistent for the next one.

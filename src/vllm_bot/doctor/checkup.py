@@ -125,15 +125,33 @@ class Doctor:
 
     # -- model requests -------------------------------------------------------------------------
 
-    def _send(self, probe: Probe, stream: bool, system: str | None = None, native: bool = True) -> Outcome:
-        params = request_params(self.client.model, probe, system, self.profile.request_params(), native)
+    def _send(
+        self,
+        probe: Probe,
+        stream: bool,
+        system: str | None = None,
+        native: bool = True,
+        profile: Profile | None = None,
+    ) -> Outcome:
+        settings = (profile or self.profile).request_params()
+        params = request_params(self.client.model, probe, system, settings, native)
         outcome = send(self.client.sdk, params, stream)
         if stream:
             self.streamed.append(outcome)
         return outcome
 
     def _tool_check(self, check_id: str, title: str, verdict: ToolVerdict) -> Check:
-        return self._add(tool_check(check_id, title, verdict, self.family, self.know, self.report.advice))
+        return self._add(
+            tool_check(
+                check_id,
+                title,
+                verdict,
+                self.family,
+                self.know,
+                self.report.advice,
+                self.profile.thinking_off,
+            )
+        )
 
     def _tool_calls(self) -> None:
         single = PROBES["single"]
@@ -163,8 +181,15 @@ class Doctor:
         self._add(long_check(streamed, whole))
 
     def _reasoning(self) -> None:
-        outcome = self._send(PROBES["reasoning"], True)
-        self._add(reasoning_check(outcome, self.family, self.know, self.report.advice))
+        """With the profile's settings; when the model reasons in its text although the profile turns
+        thinking off, once more with thinking on: does the server split reasoning off at all?"""
+        probe = PROBES["reasoning"]
+        outcome = self._send(probe, True)
+        thinking_on = None
+        if self.profile.thinking_off and self.know.reasoning_leak(outcome.content):
+            thinking_on = self._send(probe, True, profile=self.profile.thinking_on())
+        check = reasoning_check(outcome, self.family, self.know, self.report.advice, thinking_on)
+        self._add(check)
 
     def _fallback(self) -> None:
         if self.verdict is not None and self.verdict.native:

@@ -3,6 +3,8 @@ separation, usage in streams, and the agent's text protocol as the fallback."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..parsing import extract_tool_calls
 from .knowledge import Family, Knowledge
 from .probes import LONG_TEXT, Outcome, Probe, first_difference, same_calls
@@ -69,7 +71,15 @@ def long_check(streamed: tuple[str, str], whole: tuple[str, str] | None) -> Chec
     return Check("long_arguments", title, "warn", text, fix, data)
 
 
-def reasoning_check(outcome: Outcome, family: Family | None, know: Knowledge, advice: Advice) -> Check:
+def reasoning_check(
+    outcome: Outcome,
+    family: Family | None,
+    know: Knowledge,
+    advice: Advice,
+    thinking_on: Outcome | None = None,
+) -> Check:
+    """`thinking_on`: the same probe without the profile's thinking-off switch, sent when the model
+    reasoned in its reply text although the profile turns thinking off."""
     title = "reasoning"
     if outcome.error:
         return Check(
@@ -77,6 +87,10 @@ def reasoning_check(outcome: Outcome, family: Family | None, know: Knowledge, ad
         )
     leak = know.reasoning_leak(outcome.content)
     data = {"fields": outcome.reasoning_fields, "leak": leak}
+    if leak and thinking_on is not None:
+        parser = know.reasoning_parser_for(outcome.content, family)
+        still = bool(know.reasoning_leak(thinking_on.content))
+        return _thinking_off_leak(leak, parser, thinking_on, still, advice, data)
     if leak:
         parser = know.reasoning_parser_for(outcome.content, family)
         advice.reasoning_parser = advice.reasoning_parser or parser
@@ -105,6 +119,46 @@ def reasoning_check(outcome: Outcome, family: Family | None, know: Knowledge, ad
         "pass",
         "no reasoning in the reply (not a reasoning model, or thinking is off)",
         data=data,
+    )
+
+
+def _thinking_off_leak(
+    leak: str,
+    parser: str | None,
+    thinking_on: Outcome,
+    still_in_text: bool,
+    advice: Advice,
+    data: dict[str, Any],
+) -> Check:
+    """The model reasons in its text although the profile turns thinking off. With thinking off a
+    server's reasoning parser leaves the text alone, so only the thinking-on reply (`still_in_text`:
+    its reasoning was in the text too) tells whether the server has one."""
+    said = (
+        f"the model writes reasoning into its reply text ({leak}) although the model profile turns "
+        "thinking off (chat_template_kwargs), and with thinking off vLLM leaves it there; the agent strips it"
+    )
+    data["thinking_on_fields"] = thinking_on.reasoning_fields
+    if thinking_on.reasoning_fields:
+        fix = "nothing to restart: to have vLLM separate the reasoning, turn thinking on in the profile"
+        detail = f"{said}. With thinking on the server separates it, so its --reasoning-parser works"
+        return Check("reasoning", "reasoning", "warn", detail, fix, data)
+    if still_in_text:
+        advice.reasoning_parser = advice.reasoning_parser or parser
+        detail = f"{said}. With thinking on it still arrives in the text: the server has no reasoning parser"
+        return Check(
+            "reasoning",
+            "reasoning",
+            "warn",
+            detail,
+            f"restart vLLM with --reasoning-parser {parser or 'PARSER'}",
+            data,
+        )
+    detail = (
+        f"{said}. Asked with thinking on, the model did not reason, so whether the server splits "
+        "reasoning is unknown"
+    )
+    return Check(
+        "reasoning", "reasoning", "warn", detail, "nothing needed: the agent strips the reasoning", data
     )
 
 

@@ -21,6 +21,7 @@ class ToolVerdict:
     detail: str
     formats: list[str] = field(default_factory=list)
     recovered: bool = False  # the agent's reply parser found the expected calls in the text
+    spent: str = ""  # truncated: what used up max_tokens, "reasoning" or "text"
 
     @property
     def native(self) -> bool:
@@ -52,9 +53,11 @@ def classify(outcome: Outcome, probe: Probe, know: Knowledge) -> ToolVerdict:
             "leaked", f"tool calls arrive as text: {outcome.excerpt(160)!r}", formats, recovered
         )
     if outcome.finish_reason == "length":
-        spent = "reasoning" if outcome.reasoning else "text"
+        spent = "reasoning" if outcome.reasoning or know.reasoning_leak(outcome.content) else "text"
         return ToolVerdict(
-            "truncated", f"the reply hit max_tokens={probe.max_tokens} in {spent} before any call"
+            "truncated",
+            f"the reply hit max_tokens={probe.max_tokens} in {spent} before any call",
+            spent=spent,
         )
     return ToolVerdict("no_call", f"the model answered without a tool call: {outcome.excerpt(160)!r}")
 
@@ -64,9 +67,16 @@ def flags_text(parser: str | None) -> str:
 
 
 def tool_check(
-    check_id: str, title: str, verdict: ToolVerdict, family: Family | None, know: Knowledge, advice: Advice
+    check_id: str,
+    title: str,
+    verdict: ToolVerdict,
+    family: Family | None,
+    know: Knowledge,
+    advice: Advice,
+    thinking_off: bool = False,
 ) -> Check:
-    """A check row for a tool-call request; records the server flags to suggest in `advice`."""
+    """A check row for a tool-call request; records the server flags to suggest in `advice`.
+    `thinking_off`: the model profile already turns thinking off."""
     data = {"kind": verdict.kind, "formats": verdict.formats, "recovered": verdict.recovered}
     if verdict.kind == "native":
         return Check(check_id, title, "pass", verdict.detail, data=data)
@@ -74,8 +84,14 @@ def tool_check(
         fix = "a model quality issue, not the server: a larger model or a lower temperature helps"
         return Check(check_id, title, "warn", verdict.detail, fix, data)
     if verdict.kind == "truncated":
-        fix = "re-run; if it persists, turn thinking off in a profile (chat_template_kwargs)"
-        return Check(check_id, title, "warn", verdict.detail + "; inconclusive", fix, data)
+        return Check(
+            check_id,
+            title,
+            "warn",
+            verdict.detail + "; inconclusive",
+            _truncated_fix(verdict, thinking_off),
+            data,
+        )
     if verdict.kind == "error":
         return Check(check_id, title, "fail", verdict.detail, "read the server log for the cause", data)
     parser = know.tool_parser_for(verdict.formats[0] if verdict.formats else None, family)
@@ -94,6 +110,17 @@ def tool_check(
         f"(and {flags_text(parser)})"
     )
     return Check(check_id, title, "fail", verdict.detail, fix, data)
+
+
+def _truncated_fix(verdict: ToolVerdict, thinking_off: bool) -> str:
+    if verdict.spent != "reasoning":
+        return (
+            "re-run; if it persists, the model talks instead of calling tools: a larger or tool-tuned "
+            "model does better"
+        )
+    if thinking_off:
+        return "re-run; the model reasons at length although its profile turns thinking off"
+    return "re-run; if it persists, turn thinking off in a model profile (chat_template_kwargs)"
 
 
 def _leak_detail(verdict: ToolVerdict, family: Family | None, parser: str | None) -> str:

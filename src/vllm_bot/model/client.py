@@ -20,11 +20,13 @@ from ..conversation import Conversation
 from ..errors import ContextOverflow, ModelServerError
 from ..events import Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
 from ..parsing import split_reasoning
-from .context import ContextManager
+from .context import ContextManager, overflow_message
+from .forced import forced, settle, tools_and_choice
 from .profiles import Profile, keep_reasoning
 from .replies import broken_native_arguments, to_turn
+from .request import post_chat
 from .retry import Retrier, RetryPolicy
-from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, translate_errors
+from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
 from .tokens import TokenCounter
 from .trace import Trace
@@ -61,19 +63,20 @@ class ModelClient:
     ) -> None:
         self.config = config
         self.system_prompt = system_prompt
-        self.trace = trace
         self.function_calling = config.enable_function_calling
         self.fell_back = False
         self.answered = False  # has the server answered once since start?
         self.model = config.model
         self.models: list[ModelInfo] = []
         self.counter = TokenCounter(config.base_url, None if config.model == "auto" else config.model)
+        self.trace = trace
         self.context = ContextManager(
             context or ContextConfig(),
             self.counter,
             self._served_window,
             config.context_window,
             config.max_tokens,
+            server_limit=self._card_window,
         )
         self.retrier = retrier or Retrier(
             RetryPolicy(
@@ -83,6 +86,15 @@ class ModelClient:
         self.compact_prompt = compact_prompt or _default_compact_prompt
         self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
         self._sdk: Any = None
+
+    @property
+    def trace(self) -> Trace | None:
+        return self._trace
+
+    @trace.setter
+    def trace(self, trace: Trace | None) -> None:
+        """The DEBUG trace of every request (chat, /tokenize); set when DEBUG is turned on."""
+        self._trace = self.counter.trace = trace
 
     # -- connection -----------------------------------------------------------------------------
 
@@ -145,9 +157,13 @@ class ModelClient:
 
     def _served_window(self) -> int | None:
         """max_model_len from /v1/models, unless the model profile overrides it (vllm.context_window
-        overrides both, in ContextManager)."""
+        overrides both, in ContextManager, which never goes above what the server enforces)."""
         if self.profile is not None and self.profile.context_window:
             return self.profile.context_window
+        return self._card_window()
+
+    def _card_window(self) -> int | None:
+        """max_model_len from /v1/models: the window the server enforces."""
         return next((m.max_model_len for m in self.models if m.id == self.model and m.max_model_len), None)
 
     @property
@@ -189,9 +205,12 @@ class ModelClient:
                 self.fell_back = True
                 emit(ModeSwitched(False, reason=e.message, hint=NATIVE_FLAGS_HINT))
             except ContextLengthExceeded as e:
-                if compacted_after_error:
-                    raise ContextOverflow(_overflow_message(e.message)) from None
-                compacted_after_error = True
+                if self.context.learn(e.message):  # a window set above the server's: now we know
+                    emit(Notice("warning", self.context.limit_notice() or e.message))
+                elif compacted_after_error:
+                    raise ContextOverflow(overflow_message(e.message)) from None
+                else:
+                    compacted_after_error = True
                 self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
@@ -218,6 +237,9 @@ class ModelClient:
         emit: Emit,
         deadline: float | None,
     ) -> tuple[list[dict[str, Any]], int]:
+        limit = self.context.limit_notice()
+        if limit:
+            emit(Notice("warning", limit))
         clipped = self.context.clip_new_results(conversation)
         if clipped:
             emit(Debug(f"Clipped {clipped} tool result(s) to fit the {self.context.window:,}-token window"))
@@ -230,7 +252,7 @@ class ModelClient:
             prompt = self.context.estimate(messages, tools)
         if not self.context.fits(prompt):
             raise ContextOverflow(
-                _overflow_message(
+                overflow_message(
                     f"the next request needs ~{prompt:,} tokens of a {self.context.window:,}-token window"
                 )
             )
@@ -270,14 +292,14 @@ class ModelClient:
             raise DeadlineReached()
         params = self._params(messages, definitions, native, max_tokens)
         emit(RequestStarted("native" if native else "text", len(messages), attempt))
-        if self.trace:
-            self.trace.record("request", params)
         started = time.monotonic()
         with translate_errors(self, native):
             reply = self._stream(params, silent, until, emit, definitions)
             if broken_native_arguments(reply):
                 reply = self._retry_unstreamed(params, reply, emit)
         turn = to_turn(reply, definitions, native, emit)
+        if native and forced(self.config.tool_choice):
+            turn = settle(turn, emit)
         if turn.usage:
             self.counter.calibrate(messages, definitions if native else None, turn.usage.prompt_tokens)
         first = reply.first_token_at - started if reply.first_token_at else None
@@ -293,7 +315,7 @@ class ModelClient:
         definitions: list[dict[str, Any]] | None = None,
     ) -> RawReply:
         """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
-        stream = self.sdk.chat.completions.create(**params)
+        stream = post_chat(self.sdk, params, self.trace)
         self.answered = True
         try:
             waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
@@ -302,14 +324,14 @@ class ModelClient:
         finally:
             stream.close()
         if reply.finish_reason is None:
-            raise _incomplete(self.config.base_url)
+            raise incomplete_reply(self.config.base_url)
         return reply
 
     def _retry_unstreamed(self, params: dict[str, Any], streamed: RawReply, emit: Emit) -> RawReply:
         """Some model/parser pairs stream broken tool-call arguments; unstreamed, the request often parses."""
         emit(Notice("warning", "The server streamed broken tool-call arguments; asking again unstreamed."))
         plain = {k: v for k, v in params.items() if k not in ("stream", "stream_options")}
-        completion = self.sdk.chat.completions.create(**plain)
+        completion = post_chat(self.sdk, plain, self.trace)
         if self.trace:
             self.trace.record("response", completion)
         reply = reply_from_completion(completion)
@@ -326,8 +348,7 @@ class ModelClient:
             "max_tokens": max_tokens,
         }
         if native:
-            params["tools"] = definitions
-            params["tool_choice"] = self._tool_choice()
+            params["tools"], params["tool_choice"] = tools_and_choice(self.config.tool_choice, definitions)
         temperature = self.config.temperature  # explicit config beats the model profile
         if temperature is None and self.profile is not None:
             temperature = self.profile.temperature
@@ -336,12 +357,6 @@ class ModelClient:
         if self.profile is not None:
             params.update(self.profile.request_params())
         return params
-
-    def _tool_choice(self) -> Any:
-        choice = self.config.tool_choice
-        if choice in ("auto", "none", "required"):
-            return choice
-        return {"type": "function", "function": {"name": choice}}
 
     # -- summaries for compaction ---------------------------------------------------------------
 
@@ -358,28 +373,11 @@ class ModelClient:
             if deadline is not None and time.monotonic() >= deadline:
                 raise DeadlineReached()
             emit(RequestStarted("summary", 2, attempt))
-            if self.trace:
-                self.trace.record("request", params)
             with translate_errors(self):
                 reply = self._stream(params, silent, deadline, ignore)
             return split_reasoning(reply.content)[1]
 
         return self.retrier.run(ask, emit, until=deadline)
-
-
-def _incomplete(base_url: str) -> Exception:
-    from .retry import TransientServerError
-
-    return TransientServerError(
-        f"The reply from {base_url} ended before it was complete; nothing was executed."
-    )
-
-
-def _overflow_message(detail: str) -> str:
-    return (
-        f"The conversation no longer fits the model's context window ({detail}) even after compacting it. "
-        "Start a new task with less context, or serve the model with a larger --max-model-len."
-    )
 
 
 def _default_compact_prompt() -> str:

@@ -11,6 +11,7 @@ verbatim. Between compactions the history is append-only, so vLLM's prefix cache
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,10 @@ from ..conversation import Conversation, ToolResults, UserMessage
 from .tokens import TokenCounter
 
 MIN_OUTPUT_TOKENS = 256
+# The default completion limit (vllm.max_tokens: null): the rest of the window, at most this. Qwen3's
+# model card recommends 32768 output tokens for thinking; reasoning models think for thousands.
+MAX_OUTPUT_TOKENS = 32768
+WINDOW_IN_ERROR = re.compile(r"maximum context length is (\d+) tokens")
 CLIPPED_MARKER = (
     "[... {n} characters cut here: the output is too long for this model's context window. "
     "Ask for the part you need (read with offset/limit, or filter the command's output) ...]"
@@ -29,6 +34,13 @@ SHRUNK_MARKER = (
     "[... {n} characters of this old tool result were removed to save context; "
     "run the tool again if you need them ...]"
 )
+
+
+def overflow_message(detail: str) -> str:
+    return (
+        f"The conversation no longer fits the model's context window ({detail}) even after compacting it. "
+        "Start a new task with less context, or serve the model with a larger --max-model-len."
+    )
 
 
 @dataclass
@@ -60,20 +72,55 @@ class ContextManager:
         served_window: Callable[[], int | None],
         configured_window: int | None = None,
         max_output: int | None = None,
+        server_limit: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.config = config
         self.counter = counter
         self._served = served_window
+        self._server_limit = server_limit  # max_model_len from /v1/models: what the server enforces
         self.configured_window = configured_window
         self.max_output = max_output
+        self.learned_window: int | None = None  # from the server's own context-length error
+        self._told: int | None = None  # the limit a notice was last given for
 
     @property
     def window(self) -> int:
-        return self.configured_window or self._served() or self.config.assumed_window
+        wanted = self.configured_window or self._served() or self.config.assumed_window
+        limit = self.limit()
+        return min(wanted, limit) if limit else wanted
 
     @property
     def window_assumed(self) -> bool:
-        return not (self.configured_window or self._served())
+        return not (self.configured_window or self._served() or self.learned_window)
+
+    def limit(self) -> int | None:
+        """The window the server enforces, as far as it has said: max_model_len, its error message."""
+        known = [n for n in (self._server_limit(), self.learned_window) if n]
+        return min(known) if known else None
+
+    def learn(self, message: str) -> bool:
+        """Take the true window from vLLM's context-length error; True when it is smaller than ours."""
+        found = WINDOW_IN_ERROR.search(message)
+        if found is None or int(found.group(1)) >= self.window:
+            return False
+        self.learned_window = int(found.group(1))
+        return True
+
+    def limit_notice(self) -> str | None:
+        """Once per new limit: the window we meant to use is larger than the server's (which is used)."""
+        limit = self.limit()
+        wanted = self.configured_window or self._served() or self.config.assumed_window
+        if not limit or wanted <= limit or self._told == limit:
+            return None
+        self._told = limit
+        if self.configured_window:
+            source = "vllm.context_window"
+        elif self._served():
+            source = "the model profile's context_window"
+        else:
+            source = "context.assumed_window"
+        smaller = f"smaller than {source} ({wanted:,})"
+        return f"The server's context window is {limit:,} tokens, {smaller}; using {limit:,}."
 
     def estimate(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
         return self.counter.count_messages(messages, tools)
@@ -88,10 +135,11 @@ class ContextManager:
         return prompt_tokens + MIN_OUTPUT_TOKENS <= self.window
 
     def max_tokens(self, prompt_tokens: int) -> int:
-        """Completion budget so prompt + completion fits the window (with a small safety margin)."""
+        """Completion budget: vllm.max_tokens, or the rest of the window up to MAX_OUTPUT_TOKENS; never
+        more than the window leaves (with a small safety margin for the token estimate)."""
         margin = 16 + self.window // 50
         room = self.window - prompt_tokens - margin
-        wanted = self.max_output or max(1024, self.window // 4)
+        wanted = self.max_output or MAX_OUTPUT_TOKENS
         return max(1, min(wanted, room))
 
     def result_budget_chars(self) -> int:

@@ -8,6 +8,7 @@ order) wins; a user profile named like a shipped one and without `match` inherit
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from collections.abc import Iterable
@@ -21,6 +22,7 @@ from ..config import ConfigError, ProfileConfig, coerce
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 # Every ProfileConfig field but `match` is a setting that Profile carries too.
 SETTINGS = tuple(f.name for f in fields(ProfileConfig) if f.name != "match")
+THINKING_SWITCHES = ("enable_thinking", "thinking")  # chat_template_kwargs that turn thinking on/off
 
 
 @dataclass
@@ -37,6 +39,16 @@ class Profile:
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def thinking_off(self) -> bool:
+        """Does this profile turn the model's thinking off (Qwen3 `enable_thinking`, DeepSeek `thinking`)?"""
+        return any(self.chat_template_kwargs.get(key) is False for key in THINKING_SWITCHES)
+
+    def thinking_on(self) -> Profile:
+        """The same profile without its thinking switch (the doctor asks once with thinking on)."""
+        kwargs = {k: v for k, v in self.chat_template_kwargs.items() if k not in THINKING_SWITCHES}
+        return dataclasses.replace(self, chat_template_kwargs=kwargs)
 
     @property
     def label(self) -> str:

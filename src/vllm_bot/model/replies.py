@@ -1,6 +1,8 @@
 """A finished reply as the turn the loop sees: calls from native `tool_calls`, else extracted from the
-text (`TOOL_CALL:` blocks, leaked `<tool_call>` tags); calls cut off by max_tokens are marked so the
-loop answers them with an error instead of running them.
+text (`TOOL_CALL:` blocks, leaked `<tool_call>` tags). Calls that must not run are marked so the loop
+answers them with an error instead: calls cut off by max_tokens, and native calls the server's parser
+took from inside reasoning the model never closed (a `<think>` in the text before them and no
+`</think>`: the model was still thinking, as the text parser also holds).
 """
 
 from __future__ import annotations
@@ -16,12 +18,20 @@ TRUNCATED_CALL = (
     "your reply was cut off by the max_tokens limit while writing this call, so it was not run. "
     "Make smaller calls (for a big file: write a first part, then add the rest with edit)."
 )
+CALL_IN_REASONING = (
+    "this call was written inside your reasoning (a <think> block you had not closed), so it was not "
+    "run. Finish your reasoning with </think>, then make the call."
+)
+_PROBE = "\u2063end"  # a word no reply contains, to see whether the text ends inside reasoning
 
 
 def to_turn(reply: RawReply, definitions: list[dict[str, Any]], native: bool, emit: Emit) -> AssistantTurn:
     reasoning, content = split_reasoning(reply.content)
     calls = reply.assembler.finish()
     source, formats = "native", ["native"]
+    if calls and ends_in_reasoning(reply.content):
+        for call in calls:
+            call.metadata["error"] = CALL_IN_REASONING
     if not calls:
         extraction = extract_tool_calls(content, definitions)
         calls, source, formats = extraction.calls, "text", extraction.formats
@@ -44,6 +54,11 @@ def to_turn(reply: RawReply, definitions: list[dict[str, Any]], native: bool, em
     else:
         emit(Debug(f"No tool calls in the reply (finish_reason={reply.finish_reason})"))
     return turn
+
+
+def ends_in_reasoning(text: str) -> bool:
+    """Does `text` end inside a reasoning block the model opened and did not close?"""
+    return bool(text) and _PROBE not in split_reasoning(text + _PROBE)[1]
 
 
 def broken_native_arguments(reply: RawReply) -> bool:

@@ -29,6 +29,12 @@ class ContextLengthExceeded(Exception):
         self.message = message
 
 
+def incomplete_reply(base_url: str) -> TransientServerError:
+    return TransientServerError(
+        f"The reply from {base_url} ended before it was complete; nothing was executed."
+    )
+
+
 @contextlib.contextmanager
 def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
     import openai

@@ -73,11 +73,17 @@ def parse_metrics(text: str, model: str | None = None) -> ServerLoad | None:
     return ServerLoad(sums.get(RUNNING[0]), sums.get(WAITING[0]), sums.get("kv") if "kv" in sums else None)
 
 
-def scrape(base_url: str, api_key: str | None = None, model: str | None = None) -> ServerLoad | None:
-    """GET /metrics (2 s timeout); None when the server has no such page or it says nothing useful."""
+def scrape(
+    base_url: str, api_key: str | None = None, model: str | None = None, trace: Any = None
+) -> ServerLoad | None:
+    """GET /metrics (2 s timeout); None when the server has no such page or it says nothing useful.
+    `trace` (DEBUG) records the call and the page."""
     from .endpoints import call
+    from .tokens import server_root
 
     answer = call(base_url, "/metrics", api_key=api_key, timeout=2.0)
+    if trace is not None:
+        trace.exchange(server_root(base_url) + "/metrics", None, answer.status, answer.body or answer.error)
     return parse_metrics(answer.body, model) if answer.ok else None
 
 
@@ -256,4 +262,4 @@ def report(stats: TurnStats) -> TelemetryReported:
 def for_session(config: TelemetryConfig, client: Any, emit: Callable[[Event], None]) -> Telemetry:
     """A Telemetry reading `client`'s server /metrics when a reply is slow."""
     base_url, api_key = client.config.base_url, client.config.api_key
-    return Telemetry(config, scraper=lambda: scrape(base_url, api_key, client.model), emit=emit)
+    return Telemetry(config, scraper=lambda: scrape(base_url, api_key, client.model, client.trace), emit=emit)

@@ -10,10 +10,14 @@ import http.client
 import json
 import urllib.parse
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 
 DEFAULT_CHARS_PER_TOKEN = 3.0  # conservative: real code/English is ~3.5-4 on most tokenizers
 CACHE_SIZE = 1024  # counts remembered (least recently used dropped first); an entry is ~200 B
+
+
+class Recorder(Protocol):  # trace.Trace
+    def exchange(self, url: str, sent: Any, status: int | None, answer: str) -> None: ...
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -48,6 +52,7 @@ class TokenCounter:
         self._tools_key: tuple[int, int] | None = None
         self._tools_json = ""
         self._connection: http.client.HTTPConnection | None = None
+        self.trace: Recorder | None = None  # DEBUG: every /tokenize request and its answer
 
     def count_text(self, text: str) -> int:
         if not text:
@@ -101,6 +106,10 @@ class TokenCounter:
         self._connection.request("POST", parts.path, payload, {"Content-Type": "application/json"})
         response = self._connection.getresponse()
         data = response.read()
+        if self.trace is not None:
+            self.trace.exchange(
+                self.url, json.loads(payload), response.status, data.decode("utf-8", "replace")
+            )
         if response.status != 200:
             raise ValueError(f"/tokenize answered {response.status}")
         return int(json.loads(data)["count"])

@@ -1,5 +1,9 @@
 """DEBUG trace: every raw request and response (streamed chunks included) as JSON lines.
 
+Kinds: "request" (a chat completion's exact JSON body), "chunk" / "response" (what came back),
+"error", "models", and "http" for the side endpoints the session calls (/tokenize, /metrics) with
+what was sent and what was answered.
+
 Written under the workspace's `.vllm-bot/traces/`. The API key is never written: request headers are
 not recorded, and any occurrence of the key's value in recorded data is replaced.
 """
@@ -7,6 +11,7 @@ not recorded, and any occurrence of the key's value in recorded data is replaced
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -20,6 +25,7 @@ class Trace:
         self._secrets = [s for s in (secrets or []) if s and s != "EMPTY" and len(s) >= 4]
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: TextIO | None = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()  # /metrics is read from a timer thread
 
     @classmethod
     def in_state_dir(cls, state_dir: Path, secrets: list[str] | None = None) -> Trace:
@@ -34,16 +40,28 @@ class Trace:
         )
         for secret in self._secrets:
             line = line.replace(secret, REDACTED)
-        self._file.write(line + "\n")
-        self._file.flush()
+        with self._lock:
+            if self._file is not None:
+                self._file.write(line + "\n")
+                self._file.flush()
+
+    def exchange(self, url: str, sent: Any, status: int | None, answer: str) -> None:
+        """One side-endpoint call: the URL, the body sent (None for a GET), the status and the answer
+        (as JSON when it is JSON)."""
+        try:
+            parsed: Any = json.loads(answer)
+        except ValueError:
+            parsed = answer
+        self.record("http", {"url": url, "sent": sent, "status": status, "answer": parsed})
 
     def chunk(self, chunk: Any) -> None:
         self.record("chunk", chunk)
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
 
 def _plain(data: Any) -> Any:

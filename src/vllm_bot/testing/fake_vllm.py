@@ -1,15 +1,21 @@
-"""A scripted fake vLLM server on 127.0.0.1 that speaks vLLM's OpenAI-compatible wire format.
+"""A scripted fake vLLM server on 127.0.0.1 that speaks vLLM 0.32's OpenAI-compatible wire format.
 
 Used by the tests, the benchmarks and `cli.py --demo`. Server modes:
 - "parser":   started with --enable-auto-tool-choice --tool-call-parser: scripted calls are streamed
-              as native tool-call deltas when the request carries `tools`;
-- "noparser": started without the flags: a request with `tools` gets vLLM's 400; calls go in content;
+              as native tool-call deltas when the request carries `tools` (and tool_choice is not none);
+- "noparser": started without the flags: `tools` with tool_choice auto, absent, required or a named
+              tool get vLLM's 400 (plain JSON, streamed or not); "none" is answered; calls go in content;
 - "leak":     a parser is configured but the model writes its calls in content (`leak_format`:
               hermes, qwen3_xml, mistral, tool_call).
-Other server traits, each reproducing something `doctor` diagnoses: `think_in_content` (no
---reasoning-parser: reasoning arrives as <think> in content), `include_usage=False` (stream_options
-ignored), `prompt_tokens_details` (cached_tokens from a prefix cache with 16-token blocks), `metrics`
-(gauges served on /metrics), `tokenize=False`, `version=None`, `health_status`.
+What the server does to a scripted reply (reasoning parser, max_tokens cuts, finish reasons) is in
+generation.py. Other server traits, each reproducing something `doctor` diagnoses: `think_in_content`
+(no --reasoning-parser: reasoning arrives as <think> in content), `include_usage=False`
+(stream_options ignored), `prompt_tokens_details` (--enable-prompt-tokens-details: cached_tokens from
+a prefix cache with 16-token blocks), `metrics` (gauges served on /metrics), `tokenize=False`,
+`version=None`, `health_status`. `reasoning_field` "reasoning_content" / "both" imitate releases
+before 0.16; 0.16 and later send `reasoning` only.
+A prompt longer than `max_model_len` gets vLLM's 400 (`param: "input_tokens"`); prompt + max_tokens
+over the window is not an error, max_tokens is clamped.
 A request beyond the script, or one whose history breaks the tool-call/result pairing, is recorded in
 `problems`; `assert_done()` fails the test for those and for unconsumed replies.
 """
@@ -23,25 +29,27 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .script import (
-    ChunkWriter,
-    PrefixCache,
-    Reply,
-    count_tokens,
-    fold_chunks,
-    metrics_page,
-    pieces,
-    render_text_calls,
-    tool_call_chunks,
-)
+from .generation import Generated, completion, generate, stream_chunks, usage_details
+from .script import ChunkWriter, PrefixCache, Reply, check_history, count_tokens, metrics_page
 
-STREAM_ONLY_QUIRKS = {"drop_fragment"}  # streaming bugs: the non-streamed reply stays intact
 AUTO_MSG = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 REQUIRED_MSG = 'tool_choice="required" requires --tool-call-parser to be set'
 
 
-def error_body(message: str, code: int = 400, kind: str = "BadRequestError") -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+def error_body(
+    message: str, code: int = 400, kind: str = "BadRequestError", param: str | None = None
+) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def too_long_message(window: int, prompt: int) -> str:
+    """vLLM 0.32's 400 for a prompt longer than the window (it counts at most one token past it)."""
+    seen = min(prompt, window + 1)
+    return (
+        f"This model's maximum context length is {window} tokens. However, your prompt contains at least "
+        f"{seen} input tokens, which exceeds this limit even without any output tokens. Please reduce "
+        f"the length of the input prompt. (parameter=input_tokens, value={seen})"
+    )
 
 
 class FakeVLLM:
@@ -55,6 +63,7 @@ class FakeVLLM:
         model: str = "Qwen/Qwen3-Coder-30B-A3B-Instruct",
         served_models: list[str] | None = None,  # more models listed and accepted after `model`
         max_model_len: int | None = 32768,  # None: the model card has no max_model_len
+        card_max_model_len: bool = True,  # False: the window is enforced but not listed (a proxy)
         reasoning_field: str = "reasoning",
         tokenize: bool = True,
         api_key: str | None = None,
@@ -74,6 +83,7 @@ class FakeVLLM:
         self.model = model
         self.served_models = [model, *(served_models or [])]
         self.max_model_len = max_model_len
+        self.card_max_model_len = card_max_model_len
         self.reasoning_field = reasoning_field
         self.tokenize = tokenize
         self.api_key = api_key
@@ -179,68 +189,34 @@ class FakeVLLM:
         text = json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
         return count_tokens(text)
 
-    def chunks(self, reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
+    def output_budget(self, body: dict[str, Any], prompt: int) -> int | None:
+        """max_tokens, clamped (as vLLM >= 0.32 does) to what the window leaves after the prompt."""
+        limits = [body.get("max_tokens") or body.get("max_completion_tokens")]
+        if self.max_model_len is not None:
+            limits.append(max(0, self.max_model_len - prompt))
+        return min((n for n in limits if n is not None), default=None)
+
+    def generate(self, reply: Reply, body: dict[str, Any], prompt: int) -> Generated:
+        tools = bool(body.get("tools"))
+        thinking = ((body.get("chat_template_kwargs") or {}).get("enable_thinking")) is not False
+        return generate(
+            reply,
+            body,
+            native=self.mode == "parser" and tools and body.get("tool_choice") != "none",
+            text_format=reply.text_format
+            or (self.leak_format if self.mode == "leak" and tools else "tool_call"),
+            separate_reasoning=not self.think_in_content and thinking,
+            budget=self.output_budget(body, prompt),
+        )
+
+    def chunks(self, out: Generated, reply: Reply, body: dict[str, Any], prompt: int) -> list[dict[str, Any]]:
         w = ChunkWriter(self.model, self.reasoning_field)
-        native = self.mode == "parser" and bool(body.get("tools")) and body.get("tool_choice") != "none"
-        content = reply.content
         streamed = bool(body.get("stream"))
-        quirks = reply.quirks if streamed else reply.quirks - STREAM_ONLY_QUIRKS
-        if reply.calls and not native:
-            fmt = reply.text_format or (
-                self.leak_format if self.mode == "leak" and body.get("tools") else "tool_call"
-            )
-            content = (content + "\n" if content else "") + render_text_calls(reply.calls, fmt)
-        reasoning = reply.reasoning
-        if reasoning and self.think_in_content:  # no --reasoning-parser: the raw text goes to content
-            content, reasoning = f"<think>\n{reasoning}\n</think>\n\n{content}", ""
-        out = [w.chunk({"role": "assistant", "content": ""})]
-        out += [w.reasoning(p) for p in pieces(reasoning, reply.chunk_size)] if reasoning else []
-        out += [w.chunk({"content": p}) for p in pieces(content, reply.chunk_size)]
-        if reply.calls and native:
-            out += list(tool_call_chunks(w, reply.calls, quirks, reply.chunk_size))
-        finish = reply.finish_reason or ("tool_calls" if reply.calls and native else "stop")
-        final_delta: dict[str, Any] = {}
-        if "dup_tail" in reply.quirks and reply.calls and native:
-            last = len(reply.calls) - 1
-            final_delta = {
-                "tool_calls": [{"index": last, "function": {"arguments": reply.calls[-1].arguments_json()}}]
-            }
-        out.append(w.chunk(final_delta, finish, stop_reason=None))
+        chunks = stream_chunks(out, reply, w, streamed)
         cached = self.prefix_cache.hit(body) if self.prompt_tokens_details else None
         if not streamed or (self.include_usage and (body.get("stream_options") or {}).get("include_usage")):
-            completion = count_tokens(
-                content + reply.reasoning + "".join(c.arguments_json() for c in reply.calls)
-            )
-            out.append(w.usage(self.prompt_tokens(body), completion, cached))
-        return out
-
-
-def check_history(messages: list[dict[str, Any]]) -> list[str]:
-    """Each assistant tool call id has exactly one tool result; results answer known calls; arguments
-    in history are valid JSON objects (vLLM re-parses them for the chat template)."""
-    problems: list[str] = []
-    open_ids: dict[str, int] = {}
-    for i, m in enumerate(messages):
-        for tc in m.get("tool_calls") or []:
-            open_ids[tc["id"]] = 0
-            try:
-                ok = isinstance(json.loads(tc["function"]["arguments"]), dict)
-            except (ValueError, TypeError, KeyError):
-                ok = False
-            if not ok:
-                problems.append(
-                    f"message {i}: tool call {tc.get('id')} has arguments that are not a JSON object"
-                )
-        if m.get("role") == "tool":
-            tid = m.get("tool_call_id")
-            if tid not in open_ids:
-                problems.append(f"message {i}: tool result for unknown call id {tid!r}")
-            else:
-                open_ids[tid] += 1
-    for tid, n in open_ids.items():
-        if n != 1:
-            problems.append(f"tool call {tid} has {n} results (expected exactly one)")
-    return problems
+            chunks.append(usage_details(w.usage(prompt, out.completion_tokens, cached), out))
+        return chunks
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -312,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
             "owned_by": "vllm",
             "root": model,
             "parent": None,
-            "max_model_len": f.max_model_len,
+            "max_model_len": f.max_model_len if f.card_max_model_len else None,
             "permission": [],
         }
 
@@ -325,7 +301,8 @@ class _Handler(BaseHTTPRequestHandler):
                 body.get("tools") or []
             )
             n = count_tokens(text)
-            self._json(200, {"count": n, "max_model_len": self.fake.max_model_len, "tokens": list(range(n))})
+            answer = {"count": n, "max_model_len": self.fake.max_model_len, "tokens": list(range(n))}
+            self._json(200, {**answer, "token_strs": None})
         elif self.path == "/v1/chat/completions":
             if self._authorized():
                 self._chat(body)
@@ -346,14 +323,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         prompt = f.prompt_tokens(body)
         if f.max_model_len is not None and prompt >= f.max_model_len:
-            msg = (
-                f"This model's maximum context length is {f.max_model_len} tokens. "
-                f"However, your prompt contains {prompt} input tokens, "
-                "which exceeds this limit even without any output tokens. "
-                "Please reduce the length of the input prompt."
-            )
             f.requests.append(body)
-            self._json(400, error_body(msg))
+            self._json(400, error_body(too_long_message(f.max_model_len, prompt), param="input_tokens"))
             return
         reply = f.next_reply(body)
         if reply is None:
@@ -362,12 +333,14 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.status is not None:
             self._json(reply.status, reply.error or error_body("scripted error", reply.status), reply.headers)
             return
-        self._stream(f.chunks(reply, body), reply, bool(body.get("stream")))
-
-    def _stream(self, chunks: list[dict[str, Any]], reply: Reply, stream: bool) -> None:
-        if not stream:
-            self._json(200, fold_chunks(chunks))
+        out = f.generate(reply, body, prompt)
+        chunks = f.chunks(out, reply, body, prompt)
+        if not body.get("stream"):
+            self._json(200, completion(chunks, out))
             return
+        self._stream(chunks, reply)
+
+    def _stream(self, chunks: list[dict[str, Any]], reply: Reply) -> None:
         lines = [f"data: {json.dumps(c, separators=(',', ':'))}\n\n" for c in chunks]
         if reply.stream_error is not None:
             lines.insert(len(lines) // 2, f"data: {json.dumps(reply.stream_error)}\n\n")

@@ -249,3 +249,31 @@ def fold_chunks(chunks: list[dict[str, Any]]) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": finish, "stop_reason": None}],
         "usage": usage,
     }
+
+
+def check_history(messages: list[dict[str, Any]]) -> list[str]:
+    """Each assistant tool call id has exactly one tool result; results answer known calls; arguments
+    in history are valid JSON objects (vLLM re-parses them for the chat template)."""
+    problems: list[str] = []
+    open_ids: dict[str, int] = {}
+    for i, m in enumerate(messages):
+        for tc in m.get("tool_calls") or []:
+            open_ids[tc["id"]] = 0
+            try:
+                ok = isinstance(json.loads(tc["function"]["arguments"]), dict)
+            except (ValueError, TypeError, KeyError):
+                ok = False
+            if not ok:
+                problems.append(
+                    f"message {i}: tool call {tc.get('id')} has arguments that are not a JSON object"
+                )
+        if m.get("role") == "tool":
+            tid = m.get("tool_call_id")
+            if tid not in open_ids:
+                problems.append(f"message {i}: tool result for unknown call id {tid!r}")
+            else:
+                open_ids[tid] += 1
+    for tid, n in open_ids.items():
+        if n != 1:
+            problems.append(f"tool call {tid} has {n} results (expected exactly one)")
+    return problems

@@ -19,7 +19,7 @@ def run_headless(session: Any, task: str, output_format: str = "text", out: Text
     """Run `task` in `session` and report it on `out` (stdout) in `output_format`; the exit code."""
     out = out or sys.stdout
     collector = ResultCollector()
-    writer = writer_for(output_format, out)
+    writer = writer_for(output_format, out, debug=session.config.agent.debug)
     if writer is not None:  # the plain answer needs no record of every call
         session.add_consumer(collector)
         session.add_consumer(writer)

@@ -12,14 +12,18 @@ import json
 import time
 from typing import Any, TextIO
 
+from ..calls import Usage
 from ..events import (
+    Debug,
     Event,
+    IterationStarted,
     ModeSwitched,
     Notice,
     SessionStarted,
     TaskFinished,
     ToolCallFinished,
     ToolOutput,
+    UsageReported,
     to_json,
 )
 
@@ -53,6 +57,8 @@ class ResultCollector:
         self.calls: list[dict[str, Any]] = []
         self.notices: list[dict[str, str]] = []
         self.finished: TaskFinished | None = None
+        self.iterations = 0  # so far: a task ended by an error has no TaskFinished
+        self.usage: Usage | None = None  # the task's tokens so far
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, SessionStarted):
@@ -71,6 +77,10 @@ class ResultCollector:
                     "seconds": round(event.seconds, 3),
                 }
             )
+        elif isinstance(event, IterationStarted):
+            self.iterations = event.iteration
+        elif isinstance(event, UsageReported):
+            self.usage = event.total
         elif isinstance(event, Notice) and event.level in ("warning", "error"):
             self.notices.append({"level": event.level, "message": event.message})
         elif isinstance(event, TaskFinished):
@@ -81,9 +91,9 @@ class ResultCollector:
     ) -> dict[str, Any]:
         """The result object; `error` (with its exit code) when the task stopped on a user-facing error."""
         done = self.finished
-        usage = done.usage if done else None
+        usage = done.usage if done else self.usage
         if error is not None or done is None:
-            answer, code, iterations = "", exit_code if exit_code is not None else 1, 0
+            answer, code, iterations = "", exit_code if exit_code is not None else 1, self.iterations
         else:
             reason, answer, code, iterations = done.reason, done.answer, done.exit_code, done.iterations
         return {
@@ -123,14 +133,18 @@ class JsonWriter:
 
 
 class StreamJsonWriter(JsonWriter):
-    """`--output-format stream-json`: one line per event as it happens, the result object last."""
+    """`--output-format stream-json`: one line per event as it happens, the result object last;
+    `debug` events only with --debug / DEBUG=1."""
 
-    def __init__(self, out: TextIO, output_limit: int = STREAM_OUTPUT_LIMIT) -> None:
+    def __init__(self, out: TextIO, output_limit: int = STREAM_OUTPUT_LIMIT, debug: bool = False) -> None:
         super().__init__(out)
         self.output_limit = output_limit
+        self.debug = debug
         self._streamed: dict[str, int] = {}  # call id -> characters of live output sent
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, Debug) and not self.debug:
+            return
         if isinstance(event, ToolOutput):
             event = self._capped(event)  # type: ignore[assignment]
             if event is None:
@@ -151,10 +165,10 @@ class StreamJsonWriter(JsonWriter):
         return ToolOutput(event.call_id, event.text[:room] + OUTPUT_CUT_NOTE)
 
 
-def writer_for(output_format: str, out: TextIO) -> JsonWriter | StreamJsonWriter | None:
+def writer_for(output_format: str, out: TextIO, debug: bool = False) -> JsonWriter | StreamJsonWriter | None:
     """The writer for an --output-format value (None for text)."""
     if output_format == "json":
         return JsonWriter(out)
     if output_format == "stream-json":
-        return StreamJsonWriter(out)
+        return StreamJsonWriter(out, debug=debug)
     return None
