@@ -34,25 +34,39 @@ class ApprovalGate:
         preview: Callable[[str, dict[str, Any]], str | None] | None = None,
         sandboxed: bool = True,
         workspace: str | PurePath | None = None,
+        git_protected: bool = True,
     ) -> None:
         self.mode = mode
         self.confirm = confirm  # None: nobody to ask (headless without --yes)
         self.preview = preview
         self.sandboxed = sandboxed
         self.workspace = workspace  # lets the policy match absolute paths against the workspace's .git
+        self.git_protected = git_protected  # commands cannot change .git/config (see policy.decide)
         self.grants = Grants()
 
     def __call__(self, call: ToolCall) -> ToolResult | None:
-        verdict = decide(call, self.mode, self.grants, sandboxed=self.sandboxed, workspace=self.workspace)
+        verdict = decide(
+            call,
+            self.mode,
+            self.grants,
+            sandboxed=self.sandboxed,
+            workspace=self.workspace,
+            git_protected=self.git_protected,
+        )
         if verdict.decision == "allow":
             return None
         if verdict.decision == "deny":
             return error_result(call, f"refused by policy: {verdict.reason}. Do not retry this call.")
         if self.confirm is None:
+            who = (
+                "--yes does not cover it and nobody can approve it in this headless run"
+                if self.mode == "full-auto"
+                else "nobody can approve it in this headless run (the user can re-run with --yes)"
+            )
             return error_result(
                 call,
-                f"not run: {verdict.reason}, and nobody can approve it in this headless run (the user can "
-                "re-run with --yes). Continue without it, or finish and explain what is left to do.",
+                f"not run: {verdict.reason}; {who}. Continue without it, or finish and explain what is "
+                "left to do.",
             )
         preview = self.preview(call.name, call.arguments) if self.preview else None
         scope = grant_scope(call, sandboxed=self.sandboxed, mode=self.mode)

@@ -9,7 +9,8 @@ shortcut and the "always" prefix grants for commands apply only when commands ru
 the sandbox every command asks in `ask` and `auto-edit` unless the user allowed that exact line.
 Denied in every mode: malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, commands that
 remove or move the workspace's `.git` (see gitguard), and commands that wipe the machine or the home
-directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...).
+directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...). Asked in every mode, --yes included:
+commands that may remove `.git` but cannot be judged before they run (`rm -rf "$X"`, `eval "$y"`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Literal
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
-from vllm_bot.safety.gitguard import git_removal_reason
+from vllm_bot.safety.gitguard import git_removal_risk
 from vllm_bot.safety.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
 from vllm_bot.safety.shellsplit import SimpleCommand
 from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
@@ -87,9 +88,11 @@ def decide(
     sandboxed: bool = True,
     tool_kinds: Mapping[str, str] | None = None,
     workspace: str | PurePath | None = None,
+    git_protected: bool = True,
 ) -> Verdict:
     """Whether `call` runs now (allow), needs the user (ask) or must never run (deny). `workspace` (its
-    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`."""
+    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`;
+    `git_protected` says commands cannot change `.git/config` (else no git command is read-only)."""
     if call.error:
         return Verdict("deny", f"the call is malformed: {call.error}")
     kind = tool_kind(call.name, tool_kinds)
@@ -98,7 +101,7 @@ def decide(
     if kind == "edit":
         return _decide_edit(call, mode, grants)
     if kind == "exec":
-        return _decide_exec(call, mode, grants, sandboxed, workspace)
+        return _decide_exec(call, mode, grants, sandboxed, workspace, git_protected)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:
@@ -139,15 +142,25 @@ def unusual_path_reason(path: object) -> str | None:
 
 
 def _decide_exec(
-    call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: bool, workspace: str | PurePath | None
+    call: ToolCall,
+    mode: ApprovalMode,
+    grants: Grants,
+    sandboxed: bool,
+    workspace: str | PurePath | None,
+    git_protected: bool = True,
 ) -> Verdict:
     command = call.arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return Verdict("deny", "there is no command to run")
     line = parse_line(command)
-    danger = destructive_reason(line) or git_removal_reason(line, workspace)
+    risk = git_removal_risk(line, workspace)
+    danger = destructive_reason(line) or risk.deny
     if danger:
         return Verdict("deny", danger)
+    if risk.ask:  # in every mode: --yes does not cover what may remove .git
+        if command.strip() in grants.lines:
+            return Verdict("allow", "you allowed this exact command for this session")
+        return Verdict("ask", risk.ask)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if command.strip() in grants.lines:
@@ -161,7 +174,7 @@ def _decide_exec(
         return Verdict("allow", "every part is allowed for this session")
     if careful:
         return Verdict("ask", "ask mode confirms every command")
-    not_read_only = judge_line(line)
+    not_read_only = judge_line(line, git_protected=git_protected)
     if not_read_only is None:
         return Verdict("allow", "a read-only command")
     return Verdict("ask", not_read_only)
