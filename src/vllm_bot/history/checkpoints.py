@@ -78,12 +78,11 @@ class CheckpointStore:
         """A new user turn starts; its checkpoint is taken by `ensure_checkpoint` when needed."""
         self.end_turn()
         self._task = task
-        if self.repo.private:
-            self.warm_up()
+        self.warm_up()
 
     def warm_up(self) -> None:
         """Fill the temporary index in the background while the model thinks: the first snapshot of
-        a large workspace without git must hash and store every file (seconds for 200 MB); later
+        a large workspace must hash (and, without git, store) every file (seconds for 200 MB); later
         sessions start from the previous session's index and only hash what changed."""
         if self._warm is None and not self.index.exists():
             self._warm = threading.Thread(target=self._fill_index, name="checkpoint-warm-up", daemon=True)
@@ -150,7 +149,7 @@ class CheckpointStore:
 
     def patch(self, base: str, target: str, *, stat: bool = False, color: bool = False) -> str:
         """A patch (or with `stat`, a per-file summary) from tree `base` to tree `target`."""
-        args = ["diff", "--no-ext-diff", f"--color={'always' if color else 'never'}"]
+        args = ["diff", "--no-ext-diff", "--no-textconv", f"--color={'always' if color else 'never'}"]
         if stat:
             args.append("--stat")
         return self.repo.run(*args, base, target, "--", *self.repo.scope())

@@ -79,9 +79,9 @@ def git_removal_risk(command: str | ShellLine, workspace: str | PurePath | None 
     return GitRisk(ask=guard.doubts[0] if guard.doubts else None)
 
 
-def _refusal(what: str) -> str:
+def _refusal(what: str, does: str = "remove or move") -> str:
     return (
-        f"`{what}` would remove or move the workspace's .git directory (the repository: its history, "
+        f"`{what}` would {does} the workspace's .git directory (the repository: its history, "
         "branches, stashes and staged work), which is never allowed, whatever the approval mode. Leave "
         ".git alone; to undo changes use git itself (`git restore PATH`, `git stash`) or ask the user"
     )
@@ -296,7 +296,7 @@ class _Guard:
         for part in line.parts or ():
             for redirect in part.redirects:
                 if redirect.op in _WRITES and self._reaches(redirect.target):
-                    return _refusal(f"{redirect.op} {redirect.target.text}")
+                    return _refusal(f"{redirect.op} {redirect.target.text}", "overwrite a file of")
         return None
 
 
