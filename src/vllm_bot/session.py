@@ -75,8 +75,6 @@ class Session:
             preview=self.mcp.preview(self.executor.preview),
             sandboxed=self.toolbox.sandboxed,
             workspace=workspace.resolve(),
-            # sandbox.git_writable lets commands change .git/config: then no git command is read-only
-            git_protected=not getattr(config.sandbox, "git_writable", False),
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         # Checkpoints before changes, the saved conversation, --continue / --resume.

@@ -118,11 +118,3 @@ def test_git_after_a_change_of_directory_is_not_read_only(line: str):
     reason = str(why_not_read_only(line))
     assert "another repository" in reason or "`pushd`" in reason or "`popd`" in reason
     assert in_auto_edit(line) == "ask"
-
-
-def test_git_is_not_read_only_when_commands_may_rewrite_its_config():
-    assert why_not_read_only("git status") is None
-    assert "sandbox.git_writable" in str(why_not_read_only("git status", git_protected=False))
-    verdict = decide(call("git status"), "auto-edit", Grants(), git_protected=False)
-    assert verdict.decision == "ask"
-    assert decide(call("ls"), "auto-edit", Grants(), git_protected=False).decision == "allow"

@@ -34,14 +34,12 @@ class ApprovalGate:
         preview: Callable[[str, dict[str, Any]], str | None] | None = None,
         sandboxed: bool = True,
         workspace: str | PurePath | None = None,
-        git_protected: bool = True,
     ) -> None:
         self.mode = mode
         self.confirm = confirm  # None: nobody to ask (headless without --yes)
         self.preview = preview
         self.sandboxed = sandboxed
         self.workspace = workspace  # lets the policy match absolute paths against the workspace's .git
-        self.git_protected = git_protected  # commands cannot change .git/config (see policy.decide)
         self.grants = Grants()
 
     def __call__(self, call: ToolCall) -> ToolResult | None:
@@ -51,7 +49,6 @@ class ApprovalGate:
             self.grants,
             sandboxed=self.sandboxed,
             workspace=self.workspace,
-            git_protected=self.git_protected,
         )
         if verdict.decision == "allow":
             return None

@@ -4,7 +4,8 @@ A subcommand is read-only with the options listed here (`git status`, `git log`,
 `git config --get`); global options that change how git runs (`-C`, `-c`, `--git-dir`) are not. git
 also runs what the config of the repository it finds says (core.fsmonitor, filters, hooks), so a
 line with git is read-only only when that repository is the workspace's own, whose config commands
-cannot change: not after `cd`/`pushd`/`popd`, not when sandbox.git_writable lets them rewrite it.
+cannot change (the sandbox keeps `.git/config` and hooks read-only, sandbox.git_writable or not;
+unsandboxed, no command is read-only): so not after `cd`/`pushd`/`popd` in the same line.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from vllm_bot.safety.wrappers import words
 _DIRECTORY_CHANGERS = {"cd", "pushd", "popd"}
 
 
-def git_repository_reason(parts: Sequence[SimpleCommand], git_protected: bool) -> str | None:
+def git_repository_reason(parts: Sequence[SimpleCommand]) -> str | None:
     """git runs what the config of the repository it finds says (core.fsmonitor, filters, ...): it is
     read-only only in the workspace's own repository, whose config the sandbox keeps read-only."""
     names = {part.words[0].text for part in parts if part.words}
@@ -26,8 +27,6 @@ def git_repository_reason(parts: Sequence[SimpleCommand], git_protected: bool) -
         return None
     if names & _DIRECTORY_CHANGERS:
         return "`git` after a change of directory may use another repository (and run its config)"
-    if not git_protected:
-        return "`git` reads .git/config, which commands may change here (sandbox.git_writable)"
     return None
 
 

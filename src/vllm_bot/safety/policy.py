@@ -88,11 +88,9 @@ def decide(
     sandboxed: bool = True,
     tool_kinds: Mapping[str, str] | None = None,
     workspace: str | PurePath | None = None,
-    git_protected: bool = True,
 ) -> Verdict:
     """Whether `call` runs now (allow), needs the user (ask) or must never run (deny). `workspace` (its
-    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`;
-    `git_protected` says commands cannot change `.git/config` (else no git command is read-only)."""
+    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`."""
     if call.error:
         return Verdict("deny", f"the call is malformed: {call.error}")
     kind = tool_kind(call.name, tool_kinds)
@@ -101,7 +99,7 @@ def decide(
     if kind == "edit":
         return _decide_edit(call, mode, grants)
     if kind == "exec":
-        return _decide_exec(call, mode, grants, sandboxed, workspace, git_protected)
+        return _decide_exec(call, mode, grants, sandboxed, workspace)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:
@@ -147,7 +145,6 @@ def _decide_exec(
     grants: Grants,
     sandboxed: bool,
     workspace: str | PurePath | None,
-    git_protected: bool = True,
 ) -> Verdict:
     command = call.arguments.get("command")
     if not isinstance(command, str) or not command.strip():
@@ -174,7 +171,7 @@ def _decide_exec(
         return Verdict("allow", "every part is allowed for this session")
     if careful:
         return Verdict("ask", "ask mode confirms every command")
-    not_read_only = judge_line(line, git_protected=git_protected)
+    not_read_only = judge_line(line)
     if not_read_only is None:
         return Verdict("allow", "a read-only command")
     return Verdict("ask", not_read_only)

@@ -14,8 +14,7 @@ substitutions inside it (`test -v 'a[$(cmd)]'` runs cmd). Those that are not on 
 `${x:offset}`, `${!x}` and subscripts, so such a line asks too; `test`/`[` are read-only only with
 every argument known, `-v` only on a plain name, and integer comparisons only between plain integers.
 `git` is read-only only in the workspace's own repository: not after `cd`/`pushd` in the same line,
-not with `-C`/`--git-dir`/`GIT_*`, and not when commands may rewrite `.git/config`
-(`git_protected=False`).
+not with `-C`/`--git-dir`/`GIT_*` (see gitreadonly).
 """
 
 from __future__ import annotations
@@ -39,18 +38,17 @@ _SAFE_ASSIGNMENT = re.compile(r"LC_[A-Z]+|LANG|LANGUAGE|TZ|COLUMNS|NO_COLOR")
 _ALLOWED_CONTROL = {"\n", "\t"}
 
 
-def is_read_only_command(command: str, *, git_protected: bool = True) -> bool:
+def is_read_only_command(command: str) -> bool:
     """True only if every part of the shell line is a known read-only command with safe options."""
-    return why_not_read_only(command, git_protected=git_protected) is None
+    return why_not_read_only(command) is None
 
 
-def why_not_read_only(command: str, *, git_protected: bool = True) -> str | None:
-    """None for a read-only line; otherwise a short reason (for the approval prompt and logs).
-    `git_protected`: commands cannot change `.git/config` (the sandbox binds it read-only)."""
-    return judge_line(parse_line(command), git_protected=git_protected)
+def why_not_read_only(command: str) -> str | None:
+    """None for a read-only line; otherwise a short reason (for the approval prompt and logs)."""
+    return judge_line(parse_line(command))
 
 
-def judge_line(line: ShellLine, *, git_protected: bool = True) -> str | None:
+def judge_line(line: ShellLine) -> str | None:
     """`why_not_read_only` for a line already split."""
     text = line.text
     if not text.strip():
@@ -66,7 +64,7 @@ def judge_line(line: ShellLine, *, git_protected: bool = True) -> str | None:
         reason = judge_part(part)
         if reason:
             return reason
-    return git_repository_reason(line.parts, git_protected)
+    return git_repository_reason(line.parts)
 
 
 def judge_part(part: SimpleCommand) -> str | None:
