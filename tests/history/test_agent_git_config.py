@@ -180,3 +180,29 @@ def test_the_users_git_variables_never_reach_our_git(tmp_path: Path, monkeypatch
     every_operation(ws)
     assert sorted(p.name for p in marks.iterdir()) == []
     subprocess.run(["true"], check=True)
+
+
+def test_a_session_of_an_earlier_version_gets_a_hint_not_a_traceback(tmp_path: Path):
+    """Earlier versions kept a repository's snapshots in its own refs: our store cannot read them."""
+    import json
+    import sys
+
+    ws = init_repo(tmp_path / "ws", {"a.txt": "original\n"})
+    state = workspace_state_dir(ws)
+    start = git(ws, "write-tree").strip()  # these trees exist in the user's repository only
+    (ws / "a.txt").write_text("agent\n")
+    git(ws, "add", "a.txt")
+    end = git(ws, "write-tree").strip()
+    (state / "checkpoints").mkdir(parents=True)
+    turn = {"n": 1, "task": "t", "start": start, "started": 1.0, "end": end, "ended": 2.0}
+    ledger = {"session": "old", "private": False, "turns": [turn]}
+    (state / "checkpoints" / "old.json").write_text(json.dumps(ledger))
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, str(root / "cli.py"), "diff", "--workspace", str(ws)], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        "earlier vLLM Bot" in done.stderr
+        and "git restore --source=refs/vllm-bot/checkpoints/old/N" in done.stderr
+    )

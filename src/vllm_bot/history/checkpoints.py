@@ -44,13 +44,28 @@ class Ledger:
     session: str
     private: bool
     turns: list[Turn] = field(default_factory=list)
+    # "own": snapshots in .vllm-bot/git; "repository": an earlier version kept them in the user's
+    # repository (refs/vllm-bot/checkpoints), where our store cannot read them.
+    store: str = "own"
 
     @classmethod
     def load(cls, path: Path, session: str, private: bool) -> Ledger:
         if not path.is_file():
             return cls(session, private)
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(data["session"], data["private"], [Turn(**t) for t in data["turns"]])
+        store = data.get("store", "own" if data["private"] else "repository")
+        return cls(data["session"], data["private"], [Turn(**t) for t in data["turns"]], store)
+
+    def earlier_hint(self) -> str:
+        """How to get files back from a session whose snapshots an earlier version kept in the
+        user's repository ("" for our own store)."""
+        if self.store == "own":
+            return ""
+        return (
+            f"Session {self.session}'s checkpoints were kept in your repository by an earlier vLLM Bot; "
+            f"restore a file by hand: `git restore --source={REF_ROOT}/{self.session}/N -- PATH` "
+            "(N: the turn, `undo --list` shows them)."
+        )
 
     def save(self, path: Path) -> None:
         atomic_write(path, json.dumps(asdict(self), indent=1, ensure_ascii=False) + "\n")
