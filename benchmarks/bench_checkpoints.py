@@ -92,7 +92,7 @@ def measure_repo(root: Path, label: str) -> list[dict[str, Any]]:
     touch_some(root, 2, "d")
     # Worst case: the change comes at once, so no-git waits for the whole warm-up.
     next_session, _ = timed(lambda: (later.begin_turn("a later session"), later.ensure_checkpoint()))
-    kind = "private .vllm-bot/git" if repo.private else "user's repo, index seeded"
+    kind = ".vllm-bot/git, no git" if repo.private else ".vllm-bot/git, in a repository"
     return [
         row(f"first checkpoint ({label})", first, f"{kind}; 10 modified + 10 untracked files"),
         row(f"turn-end snapshot ({label})", end, "5 more files modified, 5 added"),
@@ -100,7 +100,7 @@ def measure_repo(root: Path, label: str) -> list[dict[str, Any]]:
         row(
             f"first checkpoint of a later session ({label})",
             next_session,
-            "new index seeded (user's / last session's); 2 + 2 files",
+            "new index seeded from the last session's; 2 + 2 files",
         ),
         row(f"diff since session start ({label})", diff, "snapshot + git diff"),
         row(f"undo: plan ({label})", plan_s, "snapshot + tree diffs + blocked-path check"),

@@ -51,7 +51,8 @@ def test_checkpoint_and_undo_leave_the_users_git_state_untouched(tmp_path):
     assert diff_text(store, whole_session=True, stat=False, color=False)
     assert user_git_state(ws) == before  # the index file byte for byte, HEAD, branches, stash
     assert git(ws, "status", "--porcelain") == status
-    refs = git(ws, "for-each-ref", "--format=%(refname)").split()
+    assert REF_ROOT not in git(ws, "for-each-ref")  # the user's repository holds none of it
+    refs = git(ws, "--git-dir=.vllm-bot/git", "for-each-ref", "--format=%(refname)").split()
     assert f"{REF_ROOT}/s1/1" in refs and f"{REF_ROOT}/s1/1-end" in refs and f"{REF_ROOT}/s1/1-undo" in refs
 
 
@@ -101,7 +102,7 @@ def test_hand_edit_is_detected_and_not_overwritten(tmp_path):
     assert accepted.done
     assert (ws / "a.txt").read_text() == "original\n"
     assert (ws / "b.txt").read_text() == "the user's unrelated edit\n"  # not the agent's: kept
-    assert git(ws, "show", f"{REF_ROOT}/s1/1-undo:a.txt") == "the user's own fix\n"
+    assert git(ws, "--git-dir=.vllm-bot/git", "show", f"{REF_ROOT}/s1/1-undo:a.txt") == "the user's own fix\n"
 
 
 def test_repeated_undo_steps_back_and_skips_turns_without_changes(tmp_path):
@@ -144,7 +145,8 @@ def test_workspace_in_a_subdirectory_only_touches_that_subdirectory(tmp_path):
     top = init_repo(tmp_path / "repo", {"sub/a.txt": "a\n", "other.txt": "o\n"})
     ws = top / "sub"
     store = store_for(ws)
-    assert store.repo.prefix == "sub/" and store.repo.top == top
+    assert store.repo.user_prefix == "sub/" and store.repo.user is not None
+    assert store.repo.user.place.work_tree == top and store.repo.top == ws
 
     def change():
         (ws / "a.txt").write_text("agent\n")
@@ -221,8 +223,10 @@ def test_an_unfinished_turn_is_undone_only_with_consent_and_stays_recoverable(tm
     assert (ws / "a.txt").read_text() == "half-done edit\n" and (ws / "b.txt").exists()
     outcome = undo_last(later, ask=lambda q: True)
     assert outcome.done and (ws / "a.txt").read_text() == "a\n" and not (ws / "b.txt").exists()
-    assert git(ws, "show", f"{REF_ROOT}/crashed/1-undo:a.txt") == "half-done edit\n"
-    assert any(f"git restore --source={REF_ROOT}/crashed/1-undo" in line for line in outcome.lines)
+    assert (
+        git(ws, "--git-dir=.vllm-bot/git", "show", f"{REF_ROOT}/crashed/1-undo:a.txt") == "half-done edit\n"
+    )
+    assert any(f"--work-tree=. restore --source={REF_ROOT}/crashed/1-undo" in line for line in outcome.lines)
 
 
 def test_repository_without_commits(tmp_path):
@@ -247,7 +251,7 @@ def test_old_sessions_are_pruned(tmp_path):
     pruned = prune_sessions(store.repo, state, keep=2, current="s3")
     assert sorted(pruned) == ["s0", "s1"]
     assert [p.stem for p in list_ledgers(state)] == ["s3", "s2"]
-    assert f"{REF_ROOT}/s0/" not in git(ws, "for-each-ref")
+    assert f"{REF_ROOT}/s0/" not in git(ws, "--git-dir=.vllm-bot/git", "for-each-ref")
 
 
 def test_bad_session_ids_are_rejected(tmp_path):
@@ -289,8 +293,8 @@ def test_new_files_over_the_size_limit_stay_out_of_snapshots(tmp_path):
 
 
 def test_a_new_session_starts_from_a_fresh_index(tmp_path):
-    """Seeding keeps the stat data, so git re-hashes only what changed: from the user's index in a
-    repository, from the latest earlier session's index in a plain directory."""
+    """Seeding keeps the stat data, so git re-hashes only what changed: from the latest earlier
+    session's index, never from the user's (its entries are what the user's filters made)."""
     from vllm_bot.history.snapshot import _seed
 
     plain = tmp_path / "plain"
@@ -305,4 +309,4 @@ def test_a_new_session_starts_from_a_fresh_index(tmp_path):
     ws = init_repo(tmp_path / "ws", {"a.txt": "a\n"})
     store = store_for(ws)
     _seed(store.repo, store.index)
-    assert store.index.read_bytes() == (ws / ".git" / "index").read_bytes()
+    assert not store.index.exists()  # the first session of a repository hashes its files itself

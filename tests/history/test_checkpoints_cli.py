@@ -87,7 +87,7 @@ def test_undo_refuses_over_hand_edits_unless_forced(tmp_path):
     assert (ws / "b.txt").read_text() == "the user's edit\n"
     forced = cli("undo", "--force", "--workspace", str(ws))
     assert forced.returncode == 0 and not (ws / "b.txt").exists()
-    assert "git restore --source=refs/vllm-bot/checkpoints/s1/2-undo" in forced.stdout
+    assert "restore --source=refs/vllm-bot/checkpoints/s1/2-undo" in forced.stdout
 
 
 def test_commands_in_a_workspace_without_checkpoints_create_nothing(tmp_path):

@@ -7,12 +7,13 @@ from __future__ import annotations
 import os
 import pty
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from gitworkspace import git, init_repo, isolate_git, user_git_state
+from gitworkspace import init_repo, isolate_git, user_git_state
 from stand_in_tools import agent_session
 
 from vllm_bot.conversation import Conversation
@@ -78,9 +79,12 @@ def crashed_workspace(tmp_path: Path) -> Path:
 
 def run_hint(ws: Path, stdout: str, path: str) -> None:
     """Run the recovery command undo printed, for one path."""
-    command = re.search(r"`git restore --source=(\S+) -- PATH`", stdout)
+    command = re.search(r"`(git [^`]*restore --source=\S+ -- )PATH`", stdout)
     assert command, stdout
-    git(ws, "restore", f"--source={command.group(1)}", "--", path)
+    done = subprocess.run(
+        ["bash", "-c", command.group(1) + shlex.quote(path)], cwd=ws, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_cli_undo_of_an_unfinished_turn_refuses_headless_and_force_keeps_the_users_version(tmp_path):
@@ -107,7 +111,7 @@ def test_cli_undo_in_a_terminal_lists_the_files_and_asks(tmp_path):
     assert code == 1 and "cancelled" in err and "c.txt" in err and "[y/N]" in err
     assert (ws / "b.txt").exists()
     code, out, err = cli_in_terminal("undo", "--workspace", str(ws), answer="y")
-    assert code == 0 and "Undid turn 2" in out and "git restore --source=" in out
+    assert code == 0 and "Undid turn 2" in out and "restore --source=" in out
     assert not (ws / "b.txt").exists() and (ws / "c.txt").read_text() == "c\n"
     # A finished turn with a hand edit since asks the same way.
     (ws / "a.txt").write_text("agent a\nmine\n")

@@ -237,7 +237,7 @@ def test_resume_after_a_crash_mid_tool_call(tmp_path):
     assert "result.txt" in refused.stderr and (ws / "result.txt").is_file()
     forced = subprocess.run([*undo, "--force"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert forced.returncode == 0, forced.stderr
-    assert "git restore --source=" in forced.stdout and not (ws / "result.txt").exists()
+    assert "restore --source=" in forced.stdout and not (ws / "result.txt").exists()
 
 
 @pytest.mark.skipif(

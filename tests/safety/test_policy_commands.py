@@ -1,7 +1,8 @@
 """The command-line table: each line with the decision expected in every approval mode.
 
 Labels: RO = read-only (runs unasked in auto-edit when sandboxed; ask mode confirms every command),
-ASK = needs approval in ask/auto-edit, DENY = never runs. The per-mode expectations are spelled out in EXPECTED below.
+ASK = needs approval in ask/auto-edit, ALWAYS = needs approval in every mode, --yes included (it may
+remove .git and cannot be judged before it runs), DENY = never runs. The per-mode expectations are spelled out in EXPECTED below.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pytest
 from vllm_bot.calls import ToolCall
 from vllm_bot.safety.policy import Grants, decide, is_read_only_command
 
-RO, ASK, DENY = "ro", "ask", "deny"
+RO, ASK, ALWAYS, DENY = "ro", "ask", "always", "deny"
 
 # (mode, sandboxed) -> decision for each label
 EXPECTED = {
@@ -19,6 +20,7 @@ EXPECTED = {
          ("ask", False): "ask", ("auto-edit", False): "ask", ("full-auto", False): "allow"},
     ASK: {("ask", True): "ask", ("auto-edit", True): "ask", ("full-auto", True): "allow",
           ("ask", False): "ask", ("auto-edit", False): "ask", ("full-auto", False): "allow"},
+    ALWAYS: {key: "ask" for key in [(m, s) for m in ("ask", "auto-edit", "full-auto") for s in (True, False)]},
     DENY: {key: "deny" for key in [(m, s) for m in ("ask", "auto-edit", "full-auto") for s in (True, False)]},
 }  # fmt: skip
 
@@ -112,7 +114,7 @@ TABLE = [
     ("git commit -m wip", ASK),
     ("git checkout .", ASK),
     ("git reset --hard", ASK),
-    ("git clean -fdx", ASK),
+    ("git clean -fdx", ALWAYS),
     ("git push --force", ASK),
     ("git branch new-feature", ASK),
     ("git branch -D old", ASK),
@@ -126,7 +128,7 @@ TABLE = [
     ("ls && rm -rf build", ASK),
     ("ls; rm -rf build", ASK),
     ("ls || rm -rf build", ASK),
-    ("ls | sh", ASK),
+    ("ls | sh", ALWAYS),
     ("ls |& tee out.txt", ASK),
     ("ls\nrm -rf build", ASK),
     ("ls & rm -rf build", ASK),
@@ -164,7 +166,7 @@ TABLE = [
     ("'rm' -rf build", ASK),
     ("f() { rm -rf build; }; f", ASK),
     ("if true; then rm -rf build; fi", ASK),
-    ("for f in *; do rm $f; done", ASK),
+    ("for f in *; do rm $f; done", ALWAYS),
     ("echo $((1+2))", ASK),
     ("echo ${X:-$(rm -rf build)}", ASK),
     ("ls 'unterminated", ASK),
@@ -176,7 +178,7 @@ TABLE = [
     ("env ls", ASK),
     ("env -i ls", ASK),
     ("xargs ls < files.txt", ASK),
-    ("find . -name '*.tmp' | xargs rm", ASK),
+    ("find . -name '*.tmp' | xargs rm", ALWAYS),
     ("timeout 5 ls", ASK),
     ("nice ls", ASK),
     ("nohup ls", ASK),

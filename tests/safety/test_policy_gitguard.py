@@ -98,11 +98,17 @@ ALLOWED = [
     "find . -not -path './.git/*' -type f -name '*.tmp' -delete",
     "find build -delete",
     "find . -type f -execdir sh -c 'echo \"$1\"' _ {} \\;",
-    "git ls-files | xargs rm",
-    "rm -rf $DIR",
-    "cd ~ && rm -rf x",
     "rm -rf ../other/.git",
     'rm -f ""',
+    "rm -rf \"build\" ./dist/ 'node_modules'",
+    "git clean -fd",
+    "find . -name '*.o' -o -name '*.pyc' -prune",
+    "rm -rf $'build'",
+    "d=build; rm -rf $d",
+    "rm -rf ~+/build",
+    "find . -name .git -prune -o -type f -name '*.tmp' -exec rm {} +",
+    "eval 'rm -rf build'",
+    "git log HEAD~3 --oneline",
 ]
 
 
@@ -205,4 +211,8 @@ def test_a_headless_yes_session_keeps_git_through_real_commands(tmp_path):
 @given(st.text(alphabet=" .gitrmvfd/-*?[]{},$()'\"&|;\\\n`~x", max_size=80))
 def test_never_raises_on_shell_like_text(text: str):
     for workspace in (WS, None):
-        assert decide(call(text), "full-auto", Grants(), workspace=workspace).decision in ("allow", "deny")
+        assert decide(call(text), "full-auto", Grants(), workspace=workspace).decision in (
+            "allow",
+            "ask",
+            "deny",
+        )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -62,8 +61,9 @@ def test_group_redirections_become_their_own_part():
 @pytest.mark.parametrize(
     ("line", "dynamic"),
     [("$HOME", True), ("${HOME}", True), ("'$HOME'", False), ('"$HOME"', True), ("*.py", True),
-     ("'*.py'", False), ("a[bc]", True), ("[", False), ("{a,b}", True), ("{", False), ("$'\\x2d'", True),
-     ("~/x", False), ("$(pwd)", True), ("a$", False), ("$1", True), ("$?", True)],
+     ("'*.py'", False), ("a[bc]", True), ("[", False), ("{a,b}", True), ("{", False), ("$'\\x2d'", False),
+     ("~/x", True), ("~+/.git", True), ("a=~", True), ("'~'", False), ("$'\\x2egit'", False),
+     ("$'\\u00e9'", True), ("$(pwd)", True), ("a$", False), ("$1", True), ("$?", True)],
 )  # fmt: skip
 def test_dynamic_words(line: str, dynamic: bool):
     part = split_commands("echo " + line)[-1]
@@ -121,17 +121,37 @@ def test_static_words_match_bash(tmp_path_factory, text: str):
     assert ours == printed or (not ours and printed == [""])
 
 
-# Every command bash really runs is one of the parts we judged. The marker commands m1/m2 are shell
-# functions that report each call; the tokens cannot form any other command that does anything.
+# Every command bash really runs is one of the parts we judged, with the arguments we judged. The
+# marker commands m1/m2 are shell functions that append their argv to a trace file (not to stderr, where
+# bash's own messages such as "m1 : command not found" would look like a run); the tokens cannot form
+# any other command that does anything. bash may expand one word twice (the target of `2>&1<(m1)`), so
+# runs are compared as a set of argvs, each matched by a judged part with the same words, or the same
+# name and an argument only known at run time.
 TOKENS = st.sampled_from(
     ["m1", "m2", " ", ";", "&&", "||", "|", "&", "\n", "$(", ")", "`", "(", "{ ", "; }", "'", '"', "\\",
-     "#", "<(", "x", "\\\n", "2>&1", ">/dev/null"]
+     "#", "<(", "x", "\\\n", "2>&1", ">/dev/null", "$'", "~", "-v", "a[", "]", "\\x41"]
 )  # fmt: skip
-PRELUDE = "m1() { printf 'm1\\n' >&2; }; m2() { printf 'm2\\n' >&2; }\n"
+MARKERS = "".join(
+    f'{name}() {{ local r={name} a; for a; do r+=$\'\\037\'"$a"; done; printf \'%s\\036\' "$r" >> "$TRACE"; }}; '
+    for name in ("m1", "m2")
+)  # one write per record: a process substitution runs at the same time as its command
+
+
+def _runs(trace) -> list[list[str]]:
+    if not trace.exists():
+        return []
+    return [record.split("\x1f") for record in trace.read_text().split("\x1e")[:-1]]
+
+
+def _explains(part, argv: list[str]) -> bool:
+    words = part.words
+    if not words or words[0].dynamic or words[0].text != argv[0]:
+        return False
+    return any(w.dynamic for w in words[1:]) or [w.text for w in words] == argv
 
 
 @given(st.lists(TOKENS, max_size=14).map("".join))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_every_command_bash_runs_was_judged(tmp_path_factory, line: str):
     try:
         parts = split_commands(line)
@@ -139,9 +159,22 @@ def test_every_command_bash_runs_was_judged(tmp_path_factory, line: str):
         return
     if any(p.words and p.words[0].dynamic for p in parts):
         return  # a command name known only at run time (even `<( ) m1` runs m1) is never read-only
-    judged = Counter(p.words[0].text for p in parts if p.words and p.words[0].text in ("m1", "m2"))
-    cwd = tmp_path_factory.getbasetemp()
-    env = {"PATH": "/usr/bin:/bin"}
-    result = subprocess.run(["bash", "-c", PRELUDE + line], capture_output=True, cwd=cwd, env=env, timeout=10)
-    ran = Counter(name for name in result.stderr.decode(errors="replace").split() if name in ("m1", "m2"))
-    assert ran <= judged, f"bash ran {ran}, we judged {judged}"
+    cwd = tmp_path_factory.mktemp("run")
+    trace = cwd / "trace"
+    env = {"PATH": "/usr/bin:/bin", "TRACE": str(trace)}
+    subprocess.run(["bash", "-c", MARKERS + "\n" + line], capture_output=True, cwd=cwd, env=env, timeout=10)
+    for argv in _runs(trace):
+        assert any(_explains(p, argv) for p in parts), f"bash ran {argv}, we judged {parts}"
+
+
+@pytest.mark.parametrize("line", ["m1\\ ", "2>&1<(m1)", "m1 $'\\x41' ~", "m1 a\\\nb"])
+def test_lines_hypothesis_once_found_are_explained(tmp_path, line: str):
+    """`m1\\ ` runs nothing (bash says "m1 : command not found"); `2>&1<(m1)` runs m1 twice."""
+    parts = split_commands(line)
+    trace = tmp_path / "trace"
+    env = {"PATH": "/usr/bin:/bin", "TRACE": str(trace)}
+    subprocess.run(
+        ["bash", "-c", MARKERS + "\n" + line], capture_output=True, cwd=tmp_path, env=env, timeout=10
+    )
+    for argv in _runs(trace):
+        assert any(_explains(p, argv) for p in parts), f"bash ran {argv}, we judged {parts}"

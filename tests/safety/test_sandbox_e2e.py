@@ -39,7 +39,7 @@ ATTACK = [  # (command, timeout, what the model must be told when it ran)
     ("python3 -c 'b = bytearray(10**9)'", 30, "sandbox.max_memory_mb"),
     ("head -c 50000000 /dev/zero > huge.bin", 30, "sandbox.max_file_size_mb"),
     ("python3 -c 'while True: pass'", 60, "sandbox.max_cpu_seconds"),
-    ("python3 -c 'import shutil; shutil.rmtree(\".git\")'; echo 'ref: refs/heads/evil' > .git/HEAD; "
+    ("python3 -c 'import shutil; shutil.rmtree(\".git\")'; echo 'ref: refs/heads/evil' | tee .git/HEAD; "
      "git config core.fsmonitor 'touch {marker}'", 30, "sandbox.git_writable"),  # unseen by the .git guard
     ("echo alive", 30, "alive"),
 ]  # fmt: skip

@@ -44,13 +44,28 @@ class Ledger:
     session: str
     private: bool
     turns: list[Turn] = field(default_factory=list)
+    # "own": snapshots in .vllm-bot/git; "repository": an earlier version kept them in the user's
+    # repository (refs/vllm-bot/checkpoints), where our store cannot read them.
+    store: str = "own"
 
     @classmethod
     def load(cls, path: Path, session: str, private: bool) -> Ledger:
         if not path.is_file():
             return cls(session, private)
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(data["session"], data["private"], [Turn(**t) for t in data["turns"]])
+        store = data.get("store", "own" if data["private"] else "repository")
+        return cls(data["session"], data["private"], [Turn(**t) for t in data["turns"]], store)
+
+    def earlier_hint(self) -> str:
+        """How to get files back from a session whose snapshots an earlier version kept in the
+        user's repository ("" for our own store)."""
+        if self.store == "own":
+            return ""
+        return (
+            f"Session {self.session}'s checkpoints were kept in your repository by an earlier vLLM Bot; "
+            f"restore a file by hand: `git restore --source={REF_ROOT}/{self.session}/N -- PATH` "
+            "(N: the turn, `undo --list` shows them)."
+        )
 
     def save(self, path: Path) -> None:
         atomic_write(path, json.dumps(asdict(self), indent=1, ensure_ascii=False) + "\n")
@@ -78,12 +93,11 @@ class CheckpointStore:
         """A new user turn starts; its checkpoint is taken by `ensure_checkpoint` when needed."""
         self.end_turn()
         self._task = task
-        if self.repo.private:
-            self.warm_up()
+        self.warm_up()
 
     def warm_up(self) -> None:
         """Fill the temporary index in the background while the model thinks: the first snapshot of
-        a large workspace without git must hash and store every file (seconds for 200 MB); later
+        a large workspace must hash (and, without git, store) every file (seconds for 200 MB); later
         sessions start from the previous session's index and only hash what changed."""
         if self._warm is None and not self.index.exists():
             self._warm = threading.Thread(target=self._fill_index, name="checkpoint-warm-up", daemon=True)
@@ -150,7 +164,7 @@ class CheckpointStore:
 
     def patch(self, base: str, target: str, *, stat: bool = False, color: bool = False) -> str:
         """A patch (or with `stat`, a per-file summary) from tree `base` to tree `target`."""
-        args = ["diff", "--no-ext-diff", f"--color={'always' if color else 'never'}"]
+        args = ["diff", "--no-ext-diff", "--no-textconv", f"--color={'always' if color else 'never'}"]
         if stat:
             args.append("--stat")
         return self.repo.run(*args, base, target, "--", *self.repo.scope())

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import EXIT_OK, EXIT_RUNTIME
@@ -57,7 +58,8 @@ def undo_command() -> Factory:
             print("\n".join(turn_rows(store)))
             return EXIT_OK
         ask = _ask_in_terminal if sys.stdin.isatty() else None
-        outcome = undo_last(store, ask=ask, force=args.force)
+        with _git_failure(store):
+            outcome = undo_last(store, ask=ask, force=args.force)
         if not outcome.done and outcome.lines[0].startswith("Nothing to undo"):
             outcome.lines.append(f"(session {store.session_id}; `sessions` lists others, --id picks one)")
         print("\n".join(outcome.lines), file=sys.stdout if outcome.done else sys.stderr)
@@ -66,6 +68,22 @@ def undo_command() -> Factory:
         return EXIT_OK if outcome.done else EXIT_RUNTIME
 
     return add_arguments, run
+
+
+@contextmanager
+def _git_failure(store: Any) -> Iterator[None]:
+    """A failed git command becomes one clear sentence (and, for a session of an earlier version,
+    how to restore by hand) instead of a traceback."""
+    from ..errors import UserFacingError
+    from .gitrepo import git_errors
+
+    try:
+        yield
+    except git_errors()[0] as e:
+        hint = store.ledger.earlier_hint()
+        raise UserFacingError(
+            f"git failed: {str(e).splitlines()[0]}" + (f"\n{hint}" if hint else "")
+        ) from None
 
 
 def _ask_in_terminal(question: str) -> bool:
@@ -115,7 +133,8 @@ def diff_command() -> Factory:
             print(_no_checkpoints(args), file=sys.stderr)
             return EXIT_OK
         color = sys.stdout.isatty()
-        report = diff_report(store, whole_session=args.session, stat=args.stat, color=color)
+        with _git_failure(store):
+            report = diff_report(store, whole_session=args.session, stat=args.stat, color=color)
         print(report.text)
         for note in report.notes:  # stderr: `diff > x.patch` stays a patch
             print(note, file=sys.stderr)

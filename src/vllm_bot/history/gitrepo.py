@@ -1,35 +1,47 @@
-"""Where the agent's snapshots live: the user's repository (private refs, a temporary index) or, for a
-workspace without git, a private git directory under `.vllm-bot/git` whose work tree is the workspace.
+"""Where the agent's snapshots live: its own git directory, `.vllm-bot/git`, whose work tree is the
+workspace, in every workspace (with git or without), as Gemini CLI and Qwen Code keep theirs.
 
-Everything runs through gitpython's command wrapper from the top of the work tree, so every path git
-prints or takes is relative to that top; `scope` limits each command to the workspace.
+The config of that directory is ours: rewritten each time it is opened, and every command runs
+through `safegit.GitRunner` anyway. The store is self-contained (every blob of a snapshot is in it),
+so undo works even when the user's `.git` is damaged or gone. The user's repository (if any) is found
+once, safely (`safegit.find_user_repo`), and used only by auto-commit and the banner, through
+plumbing. Nothing in the user's `.git` (config, hooks, attributes, a broken HEAD, a planted
+repository beside it) can make our git run a program: its config is never the one we run with.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
-from dataclasses import dataclass
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import UserFacingError
 from ..statedir import STATE_DIR_NAME
+from .safegit import (
+    GitFailed,
+    GitMissing,
+    GitPlace,
+    GitRunner,
+    base_env,
+    execute,
+    find_user_repo,
+    read_user_setting,
+)
+from .safegit import git_errors as git_errors
 
 REF_ROOT = "refs/vllm-bot/checkpoints"
 DEFAULT_MAX_FILE_MB = 50
 PRIVATE_GIT_DIR = "git"  # inside .vllm-bot/
-# Our git calls never run commands from the repository's config: no hooks (reference-transaction,
-# post-index-change, ... could have been written by a sandboxed agent and would run outside the
-# sandbox, in our process) and no fsmonitor hook.
-SAFETY = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
-PRIVATE_CONFIG = {
-    "core.bare": "false",
-    "core.autocrlf": "false",
-    "core.filemode": "true",
-    "core.symlinks": "true",
-    "gc.auto": "0",
-}
+# Byte-exact snapshots whatever anyone's config says; no gc while we write.
+SHADOW_CONFIG = {
+    "core": {"repositoryformatversion": "0", "bare": "false", "autocrlf": "false", "filemode": "true",
+             "symlinks": "true", "logallrefupdates": "false"},
+    "gc": {"auto": "0"},
+}  # fmt: skip
+_FOREIGN = ("commondir", "config.worktree", "info/attributes", "info/grafts", "hooks")
 # Identity of the agent's auto-commits (and of the user's, when git has none configured).
 BOT_IDENTITY = {
     "GIT_AUTHOR_NAME": "vllm-bot",
@@ -44,17 +56,50 @@ class GitUnavailable(UserFacingError):
 
 
 @dataclass
+class UserRepo:
+    """The user's repository, pinned when the session started."""
+
+    place: GitPlace
+    runner: GitRunner
+
+    @property
+    def git_dir(self) -> Path:
+        return self.place.git_dir
+
+    @property
+    def common_dir(self) -> Path:
+        return self.place.common_dir or self.place.git_dir
+
+    def run(self, *args: str, index: Path | None = None, env: dict[str, str] | None = None) -> str:
+        return self.runner.run(*args, index=index, env=env)
+
+    def head(self) -> str | None:
+        """The commit HEAD points at (None: no commits yet, or HEAD is unreadable)."""
+        try:
+            return self.run("rev-parse", "--verify", "-q", "HEAD^{commit}").strip() or None
+        except GitFailed:
+            return None
+
+
+@dataclass
 class GitRepo:
-    """A repository usable for snapshots of `workspace`."""
+    """The snapshot store of `workspace`: our git directory, the workspace as its work tree."""
 
     workspace: Path
-    top: Path  # top of the work tree; commands run here
     git_dir: Path
-    private: bool  # True: our own git dir under .vllm-bot (the workspace has no git)
-    prefix: str  # the workspace relative to `top` ("" when they are the same), with a trailing "/"
-    _git: Any  # git.cmd.Git
-    common_dir: Path | None = None  # where config, hooks and objects live (a linked worktree's main .git)
+    runner: GitRunner
+    user: UserRepo | None = None
     max_file_bytes: int | None = DEFAULT_MAX_FILE_MB * 2**20  # bigger new files stay out of snapshots
+    extra_env: dict[str, str] = field(default_factory=dict)  # see `seeing_user_objects`
+
+    @property
+    def top(self) -> Path:
+        return self.workspace
+
+    @property
+    def private(self) -> bool:
+        """True when the workspace has no repository of its own (no auto-commit)."""
+        return self.user is None
 
     def run(
         self,
@@ -63,102 +108,116 @@ class GitRepo:
         env: dict[str, str] | None = None,
         stdin: bytes | None = None,
     ) -> str:
-        """Run one git command; `index` points GIT_INDEX_FILE at a file that is not the user's index."""
-        full_env = dict(self._base_env())
-        if index is not None:
-            full_env["GIT_INDEX_FILE"] = str(index)
-        full_env.update(env or {})
-        command = ["git", *SAFETY, *args]
-        if stdin is None:
-            return str(self._git.execute(command, env=full_env, strip_newline_in_stdout=False))
-        with tempfile.TemporaryFile() as feed:  # gitpython wants a real file for stdin
-            feed.write(stdin)
-            feed.seek(0)
-            result = self._git.execute(command, env=full_env, strip_newline_in_stdout=False, istream=feed)
-        return str(result)
+        """Run one git command in the snapshot store; `index` points GIT_INDEX_FILE at our index."""
+        return self.runner.run(*args, index=index, env={**self.extra_env, **(env or {})}, stdin=stdin)
 
-    def _base_env(self) -> dict[str, str]:
-        # Explicit directories, found when the session started: a `.git/commondir` (or `.git` file)
-        # written since by a sandboxed command cannot point our git at a config or hooks of its own.
-        env = {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top)}
-        if self.common_dir is not None:
-            env["GIT_COMMON_DIR"] = str(self.common_dir)
-        return env
+    def run_bytes(self, *args: str, stdin: bytes | None = None) -> bytes:
+        return self.runner.run_bytes(*args, env=self.extra_env, stdin=stdin)
+
+    @contextmanager
+    def seeing_user_objects(self) -> Iterator[None]:
+        """Commands inside also read the user's objects (auto-commit builds on HEAD); new objects
+        still go to our store, which never depends on theirs."""
+        if self.user is None:
+            yield
+            return
+        self.extra_env = {"GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self.user.common_dir / "objects")}
+        try:
+            yield
+        finally:
+            self.extra_env = {}
 
     def scope(self) -> list[str]:
-        """Pathspec limiting a command to the workspace, without the agent's own state directory."""
-        return [self.prefix or ".", f":(exclude){self.prefix}{STATE_DIR_NAME}"]
+        """Pathspec of the workspace without the agent's own state directory."""
+        return [".", f":(exclude){STATE_DIR_NAME}"]
 
     def add_scope(self) -> list[str]:
         """Pathspec for `git add`: naming the (ignored) state directory, even to exclude it, is an
-        error there; its own `.gitignore` (and info/exclude in a private repository) keeps it out."""
-        return [self.prefix or "."]
-
-    def user_index(self) -> Path | None:
-        """The user's index file (None for a private repository)."""
-        if self.private:
-            return None
-        return self.top / self.run("rev-parse", "--git-path", "index").strip()
+        error there; info/exclude keeps it out."""
+        return ["."]
 
     def head(self) -> str | None:
-        """The commit HEAD points at (None: no commits yet, or a private repository)."""
-        if self.private:
-            return None
-        try:
-            return self.run("rev-parse", "--verify", "-q", "HEAD^{commit}").strip() or None
-        except git_errors():
-            return None
+        """The commit HEAD of the user's repository points at (None without one)."""
+        return self.user.head() if self.user else None
 
-
-def git_errors() -> tuple[type[Exception], ...]:
-    """The exceptions gitpython raises when a git command fails."""
-    from git.exc import GitCommandError, GitCommandNotFound
-
-    return (GitCommandError, GitCommandNotFound)
+    @property
+    def user_prefix(self) -> str:
+        """The workspace relative to the top of the user's work tree ("" or "sub/dir/")."""
+        if self.user is None:
+            return ""
+        rel = os.path.relpath(self.workspace, self.user.place.work_tree)
+        return "" if rel == "." else rel.replace(os.sep, "/") + "/"
 
 
 def open_repo(workspace: Path, state_dir: Path, excludes: list[str] | None = None) -> GitRepo:
-    """The user's repository containing `workspace`, or the private one (created on first use).
-    `excludes`: patterns a private repository never snapshots (None: keep the ones written before)."""
-    from git.cmd import Git
-
+    """The snapshot store (created on first use), pinned together with the user's repository.
+    `excludes`: patterns never snapshotted in a workspace without git (None: keep the ones written
+    before)."""
     workspace = workspace.resolve()
-    probe = Git(str(workspace))
+    git_dir = (state_dir / PRIVATE_GIT_DIR).resolve()
     try:
-        out = str(
-            probe.execute(
-                ["git", *SAFETY, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
-            )
-        )
-    except git_errors()[1] as e:
+        place = find_user_repo(workspace)
+        _init_store(git_dir, workspace)
+    except GitMissing as e:
         raise GitUnavailable(f"git is not installed ({e}); checkpoints and undo are off") from None
-    except git_errors()[0]:
-        return _private_repo(workspace, state_dir, excludes, Git)
-    top_line, git_dir_line, common_line = out.splitlines()[:3]
-    top = Path(top_line).resolve()
-    rel = workspace.relative_to(top).as_posix()
-    prefix = "" if rel == "." else rel + "/"
-    common = (workspace / common_line).resolve()  # printed relative to where git ran, or absolute
-    return GitRepo(workspace, top, Path(git_dir_line), False, prefix, Git(str(top)), common_dir=common)
+    user = UserRepo(place, GitRunner(place)) if place is not None else None
+    _write_config(git_dir, place)
+    _write_excludes(git_dir, place, excludes)
+    runner = GitRunner(GitPlace(git_dir, workspace, git_dir))
+    return GitRepo(workspace, git_dir, runner, user)
 
 
-def _private_repo(workspace: Path, state_dir: Path, excludes: list[str] | None, git_cls: Any) -> GitRepo:
-    git_dir = state_dir / PRIVATE_GIT_DIR
-    repo = GitRepo(workspace, workspace, git_dir, True, "", git_cls(str(workspace)))
-    if not (git_dir / "HEAD").is_file():
-        git_dir.mkdir(parents=True, exist_ok=True)
-        git_cls(str(workspace)).execute(["git", "init", "-q", "--bare", str(git_dir)])
-        # Byte-exact snapshots whatever the user's global config says; no gc while we write.
-        for key, value in PRIVATE_CONFIG.items():
-            repo.run("config", key, value)
+def _init_store(git_dir: Path, workspace: Path) -> None:
+    if (git_dir / "HEAD").is_file() and (git_dir / "objects").is_dir() and (git_dir / "refs").is_dir():
+        return
+    git_dir.mkdir(parents=True, exist_ok=True)
+    # No template: nothing of the system's (sample hooks, info/exclude) is copied in.
+    execute(["git", "init", "-q", "--bare", "--template=", str(git_dir)], base_env(), workspace)
+
+
+def _write_config(git_dir: Path, place: GitPlace | None) -> None:
+    """Our config, rewritten on every open (whatever was changed in it is gone), and nothing else of
+    git's that could point elsewhere or name programs."""
+    for name in _FOREIGN:
+        path = git_dir / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+    sections = {section: dict(values) for section, values in SHADOW_CONFIG.items()}
+    excludes_file = read_user_setting(place, "core.excludesFile")
+    if excludes_file:
+        sections["core"]["excludesfile"] = excludes_file
+    text = "".join(
+        f"[{section}]\n" + "".join(f"\t{key} = {_quote(value)}\n" for key, value in values.items())
+        for section, values in sections.items()
+    )
+    atomic_write(git_dir / "config", text)
+    (git_dir / "objects" / "info" / "alternates").unlink(missing_ok=True)  # self-contained
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _write_excludes(git_dir: Path, place: GitPlace | None, excludes: list[str] | None) -> None:
+    """What snapshots leave out besides the work tree's .gitignore files: our state directory, the
+    user's `.git/info/exclude` (in a repository) or `git.private_excludes` (without one)."""
     exclude = git_dir / "info" / "exclude"
-    if excludes is None and exclude.is_file():
-        return repo  # keep the patterns the session wrote (undo/diff from the shell pass None)
-    exclude.parent.mkdir(parents=True, exist_ok=True)
-    wanted = "".join(f"{line}\n" for line in [f"/{STATE_DIR_NAME}/", *(excludes or [])])
-    if not exclude.is_file() or exclude.read_text() != wanted:
-        exclude.write_text(wanted)
-    return repo
+    if place is None and excludes is None and exclude.is_file():
+        return  # keep the patterns the session wrote (undo/diff from the shell pass None)
+    lines = [f"/{STATE_DIR_NAME}/"]
+    if place is not None:
+        user_exclude = (place.common_dir or place.git_dir) / "info" / "exclude"
+        try:
+            lines.append(user_exclude.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+        except OSError:
+            pass
+    else:
+        lines += excludes or []
+    wanted = "".join(f"{line}\n" for line in lines)
+    if not exclude.is_file() or exclude.read_text(encoding="utf-8", errors="replace") != wanted:
+        atomic_write(exclude, wanted)
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -68,11 +68,10 @@ def _refusal_hint() -> str:
 
 
 def recover_hint(repo: GitRepo, ref: str) -> str:
-    """The command that brings a file back from a ref without touching the index."""
-    if repo.private:
-        git = f"git --git-dir={STATE_DIR_NAME}/git --work-tree=."
-        return f"`{git} restore --source={ref} -- PATH` (run in the workspace)"
-    return f"`git restore --source={ref} -- PATH`"
+    """The command that brings a file back from a ref without touching any index (snapshots live in
+    the agent's own git directory, whatever the workspace)."""
+    git = f"git --git-dir={STATE_DIR_NAME}/git --work-tree=."
+    return f"`{git} restore --source={ref} -- PATH` (run in the workspace)"
 
 
 @dataclass

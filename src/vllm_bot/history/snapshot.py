@@ -1,10 +1,13 @@
 """Snapshots of the workspace as git trees, built in a temporary index.
 
-The index file is ours (under `.vllm-bot/checkpoints/`), so the user's index, HEAD, branches and
-stash are never touched. It is seeded once from the user's index, so `git add -A` re-reads only the
-files whose stat data changed (a snapshot of a large, mostly unchanged repository stays cheap).
-Refs point at the trees themselves, not at commits: git gc keeps them, and `git log --all` or gitk
-stay free of snapshot clutter (they list commits only); the ledger holds what a commit would.
+The index file and the git directory are ours (under `.vllm-bot/`), so the user's index, HEAD,
+branches and stash are never touched. A session's index is seeded from the latest earlier session's,
+so `git add -A` re-reads only the files whose stat data changed; the first snapshot of a workspace
+hashes and stores every file (in the background while the model thinks), so undo never depends on the
+user's `.git`. The user's index is never the seed: its entries are what the user's clean filters made
+(Git LFS pointers), not the bytes on disk.
+Refs point at the trees themselves, not at commits: git gc keeps them; the ledger holds what a
+commit would.
 """
 
 from __future__ import annotations
@@ -85,14 +88,29 @@ def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
             continue
         if stat.S_ISREG(info.st_mode) and info.st_size > repo.max_file_bytes:
             big.append((path, info.st_size))
-    return big
+    tracked = _tracked_by_user(repo, [path for path, _ in big])
+    return [(path, size) for path, size in big if path not in tracked]
+
+
+def _tracked_by_user(repo: GitRepo, paths: list[str]) -> set[str]:
+    """Which of `paths` the user's repository tracks: those are the user's files, snapshotted
+    whatever their size (only new big files, datasets and checkpoints, are left out)."""
+    if repo.user is None or not paths:
+        return set()
+    top, prefix = repo.user.place.work_tree, repo.workspace
+    rel = {os.path.relpath(prefix / p, top): p for p in paths}
+    try:
+        listed = repo.user.run("ls-files", "-z", "--", *(f":(literal){r}" for r in rel))
+    except git_errors()[0]:
+        return set()
+    return {rel[r] for r in filter(None, listed.split("\0")) if r in rel}
 
 
 def _seed(repo: GitRepo, index: Path) -> None:
-    """Start a session's index from one whose stat data is fresh, so only changed files are hashed:
-    the user's index, or (without git) the index of the latest earlier session."""
+    """Start a session's index from the latest earlier session's, whose stat data is fresh, so only
+    changed files are hashed."""
     index.parent.mkdir(parents=True, exist_ok=True)
-    source = repo.user_index() if not repo.private else _latest_sibling(index)
+    source = _latest_sibling(index)
     if source is not None and source.is_file():
         # copy2 keeps the mtime, which git's racy-entry check compares entry stat data against.
         shutil.copy2(source, index)

@@ -43,16 +43,27 @@ class ApprovalGate:
         self.grants = Grants()
 
     def __call__(self, call: ToolCall) -> ToolResult | None:
-        verdict = decide(call, self.mode, self.grants, sandboxed=self.sandboxed, workspace=self.workspace)
+        verdict = decide(
+            call,
+            self.mode,
+            self.grants,
+            sandboxed=self.sandboxed,
+            workspace=self.workspace,
+        )
         if verdict.decision == "allow":
             return None
         if verdict.decision == "deny":
             return error_result(call, f"refused by policy: {verdict.reason}. Do not retry this call.")
         if self.confirm is None:
+            who = (
+                "--yes does not cover it and nobody can approve it in this headless run"
+                if self.mode == "full-auto"
+                else "nobody can approve it in this headless run (the user can re-run with --yes)"
+            )
             return error_result(
                 call,
-                f"not run: {verdict.reason}, and nobody can approve it in this headless run (the user can "
-                "re-run with --yes). Continue without it, or finish and explain what is left to do.",
+                f"not run: {verdict.reason}; {who}. Continue without it, or finish and explain what is "
+                "left to do.",
             )
         preview = self.preview(call.name, call.arguments) if self.preview else None
         scope = grant_scope(call, sandboxed=self.sandboxed, mode=self.mode)

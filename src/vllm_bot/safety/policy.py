@@ -9,7 +9,8 @@ shortcut and the "always" prefix grants for commands apply only when commands ru
 the sandbox every command asks in `ask` and `auto-edit` unless the user allowed that exact line.
 Denied in every mode: malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, commands that
 remove or move the workspace's `.git` (see gitguard), and commands that wipe the machine or the home
-directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...).
+directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...). Asked in every mode, --yes included:
+commands that may remove `.git` but cannot be judged before they run (`rm -rf "$X"`, `eval "$y"`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Literal
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
-from vllm_bot.safety.gitguard import git_removal_reason
+from vllm_bot.safety.gitguard import git_removal_risk
 from vllm_bot.safety.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
 from vllm_bot.safety.shellsplit import SimpleCommand
 from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
@@ -139,15 +140,24 @@ def unusual_path_reason(path: object) -> str | None:
 
 
 def _decide_exec(
-    call: ToolCall, mode: ApprovalMode, grants: Grants, sandboxed: bool, workspace: str | PurePath | None
+    call: ToolCall,
+    mode: ApprovalMode,
+    grants: Grants,
+    sandboxed: bool,
+    workspace: str | PurePath | None,
 ) -> Verdict:
     command = call.arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return Verdict("deny", "there is no command to run")
     line = parse_line(command)
-    danger = destructive_reason(line) or git_removal_reason(line, workspace)
+    risk = git_removal_risk(line, workspace)
+    danger = destructive_reason(line) or risk.deny
     if danger:
         return Verdict("deny", danger)
+    if risk.ask:  # in every mode: --yes does not cover what may remove .git
+        if command.strip() in grants.lines:
+            return Verdict("allow", "you allowed this exact command for this session")
+        return Verdict("ask", risk.ask)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if command.strip() in grants.lines:

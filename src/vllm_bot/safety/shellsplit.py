@@ -6,14 +6,17 @@ substitutions are returned next to the outer ones. Whatever is outside the subse
 `if`/`for`/`case`, functions, arithmetic, `${x:-...}`) raises `ShellSyntaxError`, so the caller can
 say "cannot judge" instead of guessing.
 
-Quote removal is done; a word whose value is only known when it runs (variables, globs, brace
-expansion, substitutions, `$'...'`) is marked `dynamic`, because it may turn into any argument.
+Quote removal is done, `$'...'` decoded; a word whose value is only known when it runs (variables,
+globs, brace expansion, substitutions, a leading `~`, a `$'...'` escape whose bytes depend on the
+locale) is marked `dynamic`, because it may turn into any argument.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from vllm_bot.safety.ansic import decode_ansi_c
 
 MAX_DEPTH = 16
 
@@ -228,6 +231,7 @@ class _Parser:
 
     # -- words -------------------------------------------------------------------------------
     def _word(self) -> Word:
+        begin = self.pos
         parts: list[str] = []
         dynamic = False
         openers: dict[str, int] = {}  # unquoted "{" / "[" -> offset in the word (brace expansion, globs)
@@ -258,6 +262,9 @@ class _Parser:
                 parts.append(text)
                 dynamic |= dyn
             else:
+                # `~`, `~+` (the working directory), `~-`, `~user`: bash expands a tilde at the start
+                # of a word and after `=` or `:` in assignment-like words (`a=~`, `P=x:~`).
+                dynamic |= c == "~" and (self.pos == begin or self.text[self.pos - 1] in "=:")
                 if c in "{[" and c not in openers:
                     openers[c] = sum(map(len, parts))
                 dynamic |= c in "*?"
@@ -310,7 +317,7 @@ class _Parser:
             source, self.pos = text[self.pos : end + 1], end + 1
             return source, True
         if nxt == "'" and not quoted:
-            return self._ansi_c_quoted(), True
+            return self._ansi_c_quoted()
         if nxt == '"' and not quoted:
             self.pos += 1
             return self._double_quoted()
@@ -324,14 +331,17 @@ class _Parser:
         self.pos += 1
         return "$", False
 
-    def _ansi_c_quoted(self) -> str:
+    def _ansi_c_quoted(self) -> tuple[str, bool]:
+        """`$'...'` at self.pos: its decoded value, dynamic only when an escape's bytes depend on the
+        locale or are not text (a code point above 0x7F, a NUL that ends the word early)."""
         end = self.pos + 2
         while end < len(self.text) and self.text[end] != "'":
             end += 2 if self.text[end] == "\\" else 1
         if end >= len(self.text):
             raise ShellSyntaxError("unterminated $'...' quote")
         source, self.pos = self.text[self.pos : end + 1], end + 1
-        return source
+        value = decode_ansi_c(source[2:-1])
+        return (source, True) if value is None else (value, False)
 
     def _substitution(self, inner_start: int, opener: str) -> str:
         """`$(`, `<(` or `>(` ... `)`: parse the inner list in place and collect its commands."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from vllm_bot.safety.shellsplit import ShellSyntaxError, SimpleCommand, Word, split_commands
-from vllm_bot.safety.wrappers import command_start, shell_script, words
+from vllm_bot.safety.wrappers import command_start, script_index, shell_script, split_env_string, words
 
 __all__ = ["MAX_DEPTH", "Command", "ShellLine", "as_line", "parse_line"]
 
@@ -37,6 +37,7 @@ _CUTS = set(";&|()")
 class Command:
     words: tuple[Word, ...]  # the program and its arguments (never empty)
     wrappers: tuple[str, ...] = ()  # the wrapper words in front of it: `sudo -u root`, `xargs -0`
+    opaque: bool = False  # it runs a script that was not read: known only at run time, or nested too deep
 
 
 @dataclass(frozen=True)
@@ -66,15 +67,27 @@ def as_line(command: str | ShellLine) -> ShellLine:
 def _walk(line: ShellLine, depth: int) -> Iterator[Command]:
     parts = line.parts if line.parts is not None else _guess_parts(line.text)
     for part in parts:
-        texts = [w.text for w in part.words]
+        words_ = _split_env(part.words)
+        texts = [w.text for w in words_]
         start = command_start(texts)
         if start >= len(texts):
             continue
         script = shell_script(texts[start:])
-        if script is None:
-            yield Command(part.words[start:], tuple(texts[:start]))
-        elif depth < MAX_DEPTH:
+        index = script_index(texts[start:])
+        if script is None or index is None:
+            yield Command(words_[start:], tuple(texts[:start]))
+        elif depth >= MAX_DEPTH or any(w.dynamic for w in words_[start + index :]):
+            yield Command(words_[start:], tuple(texts[:start]), opaque=True)
+        else:
             yield from _walk(parse_line(script), depth + 1)
+
+
+def _split_env(words_: tuple[Word, ...]) -> tuple[Word, ...]:
+    texts = [w.text for w in words_]
+    split = split_env_string(texts)
+    if split == texts:
+        return words_
+    return tuple(Word(t, bool(_RUN_TIME.search(t))) for t in split)
 
 
 def _guess_parts(text: str) -> list[SimpleCommand]:

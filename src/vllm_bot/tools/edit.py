@@ -16,6 +16,7 @@ from .codec import TextFormat, detect_format, newline_style, sniff_binary, unenc
 from .context import ToolContext, ToolError, human_size, ok, plural
 from .diffs import Span, spans_diff
 from .fileio import StaleFileError, atomic_write, read_all
+from .gitmeta import git_metadata_reason
 from .listing import missing_path
 from .matching import already_applied, explain_no_match, find_spans, line_numbers, span_newline, with_newlines
 
@@ -97,7 +98,11 @@ def plan_edit(ctx: ToolContext, path: str, old: str, new: str, replace_all: bool
             f"newText has characters that {shown}'s encoding ({fmt.note}) cannot store: {missing!r}. "
             "Use only characters that encoding supports, or convert the file to UTF-8 first (exec: iconv)."
         )
-    return EditPlan(target, shown, text, after, spans, new_spans, fmt.encode(after), st, stale)
+    data = fmt.encode(after)
+    refusal = git_metadata_reason(target, data)
+    if refusal:
+        raise ToolError(refusal + ".")
+    return EditPlan(target, shown, text, after, spans, new_spans, data, st, stale)
 
 
 def _decode(raw: bytes, shown: str) -> tuple[TextFormat, str]:

@@ -28,6 +28,7 @@ from ..calls import ToolResult
 from ..statedir import STATE_DIR_NAME, workspace_state_dir
 from .capture import OutputCapture
 from .context import ToolContext, ToolError, fail, ok, plural
+from .gitenv import git_discovery_env
 from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree
 
 DRAIN_SECONDS = 1.0
@@ -121,6 +122,7 @@ def _budget_limit(limit: float, deadline: float | None) -> tuple[float, bool]:
 def command_env(ctx: ToolContext, marker: str) -> dict[str, str]:
     env = dict(ctx.env)
     env.update(NONINTERACTIVE_ENV)
+    env.update(git_discovery_env(ctx.workspace))  # never a planted repository (see gitenv)
     env.update(ctx.config.exec_env)
     env[MARKER_VAR] = marker
     return env

@@ -16,6 +16,7 @@ from .codec import UTF8, TextFormat, detect_format, sniff_binary, unencodable
 from .context import ToolContext, ToolError, count_lines, ok, plural
 from .diffs import text_diff
 from .fileio import atomic_write, make_dirs, read_all
+from .gitmeta import git_metadata_reason
 
 PREVIEW_LINES = 400
 
@@ -35,6 +36,9 @@ class WritePlan:
 def write_tool(ctx: ToolContext, path: str, content: str) -> ToolResult:
     """Create or overwrite `path` with `content`; reports created/overwritten, bytes and lines."""
     plan = plan_write(ctx, path, content)
+    refusal = git_metadata_reason(plan.target, plan.data)
+    if refusal:
+        raise ToolError(refusal + ".")
     size = f"{plural(len(plan.data), 'byte')}, {plural(count_lines(plan.text), 'line')}"
     if plan.old == plan.data:
         return ok(f"{plan.shown} already has exactly this content ({size}); nothing changed.")

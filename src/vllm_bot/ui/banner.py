@@ -3,12 +3,11 @@ sandbox, workspace and git status. Git is asked lazily (one `git status`, when t
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..history.gitrepo import SAFETY
+from ..history.safegit import GitFailed, GitMissing, GitRunner, find_user_repo
 from .status import short_count
 
 
@@ -62,21 +61,18 @@ def shorten(text: str, width: int, more: str) -> str:
 def git_status(workspace: Path, timeout: float = 3.0) -> str:
     """`main, 3 changed files` / `main, clean` / '' outside a repository (or without git).
 
-    Runs no hooks or fsmonitor, and takes no index lock (so it never rewrites the index)."""
+    Through safegit: the repository is found without trusting a bare layout or a broken `.git`, and
+    its config runs nothing (no filter, fsmonitor or hook); no submodule is entered, no index lock is
+    taken (so the index is never rewritten)."""
     try:
-        proc = subprocess.run(
-            ["git", "--no-optional-locks", *SAFETY, "status", "--porcelain", "-b"],
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        place = find_user_repo(workspace)
+        if place is None:
+            return ""
+        args = ("--no-optional-locks", "status", "--porcelain", "-b", "--ignore-submodules=all")
+        out = GitRunner(place).run(*args, timeout=timeout)
+    except (GitFailed, GitMissing, OSError):
         return ""
-    if proc.returncode != 0:
-        return ""
-    lines = proc.stdout.splitlines()
+    lines = out.splitlines()
     head = lines[0][3:] if lines and lines[0].startswith("## ") else ""
     branch = head.split("...")[0].replace("No commits yet on ", "") or "(no branch)"
     changed = len([ln for ln in lines[1:] if ln.strip()])

@@ -1,0 +1,25 @@
+"""What every command's git finds: the workspace's own repository, never a planted one.
+
+Commands get `safe.bareRepository=explicit` as command-line config (GIT_CONFIG_COUNT/KEY/VALUE), so
+git never takes a directory laid out as a bare repository (the workspace root or `sub/` with HEAD,
+objects, refs and a config naming programs) for the repository it is in; and GIT_CEILING_DIRECTORIES
+stops discovery at the top of the workspace's own repository (or the workspace, without one), so a
+repository above it is never used either. `git --git-dir=...` still works: it is explicit.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def git_discovery_env(workspace: Path) -> dict[str, str]:
+    """The variables that pin git discovery for commands run in `workspace`."""
+    workspace = Path(os.path.abspath(workspace))
+    top = next((d for d in (workspace, *workspace.parents) if os.path.lexists(d / ".git")), workspace)
+    return {
+        "GIT_CEILING_DIRECTORIES": str(top.parent),
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "safe.bareRepository",
+        "GIT_CONFIG_VALUE_0": "explicit",
+    }
