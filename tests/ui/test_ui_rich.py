@@ -75,7 +75,7 @@ def test_a_streamed_markdown_reply_is_printed_once_block_by_block_and_the_live_r
     blocks = [o.markup for o in printed if isinstance(o, Markdown)]
     assert "".join(blocks) == text  # every block printed for good exactly once, in order
     assert blocks[2].startswith("```python") and blocks[2].endswith("```\n\n")  # a fence stays whole
-    assert ui._live is None
+    assert not ui._region.active
     shown = plain(out)
     assert "secret chain of thought" not in shown
     assert re.search(r"Thought for \d+\.\ds, 4 words", shown)
@@ -179,7 +179,7 @@ def test_interrupted_task_notices_and_mode_switch():
     shown = plain(out)
     assert "partial ans" in shown and "Interrupted." in shown
     assert "warning: Lost the connection" in shown and "--enable-auto-tool-choice" in shown
-    assert ui._live is None
+    assert not ui._region.active
 
 
 def test_confirm_shows_the_command_and_returns_the_answer():
@@ -252,4 +252,4 @@ def test_the_spinner_stops_saying_waiting_once_a_reply_of_only_tool_calls_stream
     ui(FirstToken())
     assert "Receiving the reply" in live_line()
     ui(TurnFinished(AssistantTurn("", [ToolCall("1", "read", {"path": "a"})]), 1.0, 0.2))
-    assert ui._live is None
+    assert not ui._region.active
