@@ -221,7 +221,7 @@ def test_resume_after_a_crash_mid_tool_call(tmp_path):
         [Reply(content="The file is written; the tests were cut off.", expect=sees_the_interruption)]
     ) as server:
         session = agent_session(ws, server.base_url, latest=True)
-        assert "1 tool call(s) had not finished" in session.said[0]
+        assert "1 tool call had not finished" in session.said[0]
         outcome = session.agent.run("carry on")
         server.assert_done()  # every call id in the request has exactly one result
         session.history.close()

@@ -111,7 +111,7 @@ def test_a_limit_stops_with_exit_3_and_a_valid_result(workspace):
     result = json.loads(proc.stdout)
     RESULT.validate(result)
     assert proc.returncode == 3 and result["exit_code"] == 3 and result["exit_reason"] == "max_iterations"
-    assert "Stopped after 1 iterations" in result["answer"]
+    assert "Stopped after 1 iteration without" in result["answer"]
     assert any(n["level"] == "error" for n in result["notices"])
 
 

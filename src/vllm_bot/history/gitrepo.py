@@ -19,6 +19,7 @@ from ..statedir import STATE_DIR_NAME
 REF_ROOT = "refs/vllm-bot/checkpoints"
 DEFAULT_MAX_FILE_MB = 50
 PRIVATE_GIT_DIR = "git"  # inside .vllm-bot/
+JUNK_FILE = "snapshot-excludes"  # inside .vllm-bot/: git.private_excludes, for a user repository
 # Our git calls never run commands from the repository's config: no hooks (reference-transaction,
 # post-index-change, ... could have been written by a sandboxed agent and would run outside the
 # sandbox, in our process) and no fsmonitor hook.
@@ -55,6 +56,7 @@ class GitRepo:
     _git: Any  # git.cmd.Git
     common_dir: Path | None = None  # where config, hooks and objects live (a linked worktree's main .git)
     max_file_bytes: int | None = DEFAULT_MAX_FILE_MB * 2**20  # bigger new files stay out of snapshots
+    junk: tuple[str, ...] = ()  # untracked build junk left out of snapshots (git.private_excludes)
 
     def run(
         self,
@@ -139,7 +141,22 @@ def open_repo(workspace: Path, state_dir: Path, excludes: list[str] | None = Non
     rel = workspace.relative_to(top).as_posix()
     prefix = "" if rel == "." else rel + "/"
     common = (workspace / common_line).resolve()  # printed relative to where git ran, or absolute
-    return GitRepo(workspace, top, Path(git_dir_line), False, prefix, Git(str(top)), common_dir=common)
+    repo = GitRepo(workspace, top, Path(git_dir_line), False, prefix, Git(str(top)), common_dir=common)
+    repo.junk = _junk_patterns(state_dir, excludes)
+    return repo
+
+
+def _junk_patterns(state_dir: Path, excludes: list[str] | None) -> tuple[str, ...]:
+    """In the user's repository, untracked files matching `excludes` (`__pycache__/`, `*.pyc`) stay
+    out of snapshots even without a .gitignore. Kept in the state dir, so `undo` and `diff` from the
+    shell (which pass None) leave out what the session left out."""
+    saved = state_dir / JUNK_FILE
+    if excludes is None:
+        return tuple(saved.read_text().split("\n")[:-1]) if saved.is_file() else ()
+    wanted = "".join(f"{line}\n" for line in excludes)
+    if not saved.is_file() or saved.read_text() != wanted:
+        atomic_write(saved, wanted)
+    return tuple(excludes)
 
 
 def _private_repo(workspace: Path, state_dir: Path, excludes: list[str] | None, git_cls: Any) -> GitRepo:

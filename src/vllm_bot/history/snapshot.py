@@ -9,6 +9,7 @@ stay free of snapshot clutter (they list commits only); the ledger holds what a 
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import stat
@@ -48,11 +49,15 @@ class Change:
 
 def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     """The tree of the workspace as it is now: tracked plus untracked files that are not ignored,
-    except new files over the size limit. Also returns what was left out, and why."""
+    except new files over the size limit and build junk (`repo.junk`). Also returns what was left
+    out for size, and why."""
     if not index.exists():
         _seed(repo, index)
-    big = large_new_files(repo, index)
-    pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path, _ in big)]
+    listed = untracked_files(repo, index) if repo.max_file_bytes is not None or repo.junk else []
+    big = large_new_files(repo, listed)
+    junk = [path for path in listed if is_junk(path, repo.junk)]
+    left_out = [path for path, _ in big] + junk
+    pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path in left_out)]
     skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
     try:
         repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
@@ -69,16 +74,21 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     return repo.run("write-tree", index=index).strip(), skipped
 
 
-def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
-    """Files not in the snapshot index yet (and not ignored) that are bigger than the limit: a model
-    checkpoint or a dataset would otherwise be copied into git's object store on every session."""
-    if repo.max_file_bytes is None:
-        return []
+def untracked_files(repo: GitRepo, index: Path) -> list[str]:
+    """Files not in the snapshot index yet and not ignored by git."""
     listed = repo.run(
         "ls-files", "--others", "--exclude-standard", "-z", "--", *repo.add_scope(), index=index
     )
+    return list(filter(None, listed.split("\0")))
+
+
+def large_new_files(repo: GitRepo, untracked: list[str]) -> list[tuple[str, int]]:
+    """Untracked files bigger than the limit: a model checkpoint or a dataset would otherwise be
+    copied into git's object store on every session."""
+    if repo.max_file_bytes is None:
+        return []
     big = []
-    for path in filter(None, listed.split("\0")):
+    for path in untracked:
         try:
             info = os.lstat(repo.top / path)
         except OSError:
@@ -86,6 +96,22 @@ def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
         if stat.S_ISREG(info.st_mode) and info.st_size > repo.max_file_bytes:
             big.append((path, info.st_size))
     return big
+
+
+def is_junk(path: str, patterns: tuple[str, ...]) -> bool:
+    """Does `path` match one of the build-junk patterns, read as .gitignore reads them: `dir/`
+    names a directory anywhere, a pattern with a slash matches from the top, else the file name."""
+    parts = path.split("/")
+    for pattern in patterns:
+        if pattern.endswith("/"):
+            if any(fnmatch.fnmatchcase(part, pattern[:-1]) for part in parts[:-1]):
+                return True
+        elif "/" in pattern.strip("/"):
+            if fnmatch.fnmatchcase(path, pattern.lstrip("/")):
+                return True
+        elif fnmatch.fnmatchcase(parts[-1], pattern.lstrip("/")):
+            return True
+    return False
 
 
 def _seed(repo: GitRepo, index: Path) -> None:
