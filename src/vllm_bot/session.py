@@ -26,7 +26,7 @@ from .statedir import workspace_state_dir
 from .tools.mentions import attach, budget_for
 from .tools.toolbox import build_toolbox
 from .ui import fanout, front_end
-from .ui.banner import BannerInfo, git_status
+from .ui.banner import BannerInfo, git_status, sandbox_warning
 from .ui.debuglog import DebugLog
 
 
@@ -114,8 +114,9 @@ class Session:
         )
         for event in early:
             self.emit(event)
-        if self.toolbox.status.warning:
-            self.emit(Notice("warning", self.toolbox.status.warning))
+        warning = self.toolbox.status.warning
+        if warning and self.headless:  # an interactive session (and the demo) says it in its banner
+            self.emit(Notice("warning", sandbox_warning(warning, self.gate.mode)))
         for problem in self.toolbox.sandbox.problems:
             self.emit(Notice("warning", f"sandbox: {problem}"))
 

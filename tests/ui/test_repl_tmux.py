@@ -88,7 +88,9 @@ def test_ctrl_c_stops_a_command_and_a_reply_and_the_session_goes_on(terminal, tm
         assert running(token)
         term.keys("C-c")
         term.wait_for("the command was killed")
-        term.wait_for("Interrupted. The session goes on")
+        screen = term.wait_for("Interrupted. The session goes on")
+        so_far = screen.split("the command was killed. Output so far:\n", 1)  # the colon, the output
+        assert len(so_far) == 2 and so_far[1].splitlines()[0].strip() == "started", screen
         assert gone(token), "the command's process tree survived Ctrl-C"
         term.type("what happened?")
         term.keys("Enter")

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vllm_bot.calls import AssistantTurn, ToolCall, Usage
+from vllm_bot.doctor.report import wrap_hanging
 from vllm_bot.events import RequestStarted, TaskFinished, TextDelta, TurnFinished, UsageReported
 from vllm_bot.safety.policy import grant_scope
 from vllm_bot.ui.approval_prompt import approval_view, parse_answer
@@ -17,6 +18,8 @@ from vllm_bot.ui.display import (
     MarkdownStream,
     TailBuffer,
     call_title,
+    clip,
+    columns,
     diff_lines,
     fold_head,
     fold_tail,
@@ -355,3 +358,39 @@ def test_approval_view_says_what_always_would_grant():
         approval_view(write, None, "ask", grant_scope(write)).always_note
     )
     assert approval_view(write, None, "ask").always_note is None  # nobody said: nothing is guessed
+
+
+def test_clip_shortens_at_a_word_and_says_where_the_rest_is():
+    text = "not run: it is not read-only (the user can re-run with --yes). Continue without it, or finish"
+    assert clip(text, 200) == text
+    assert (
+        clip(text, 90, " (more: x)")
+        == "not run: it is not read-only (the user can re-run with --yes). Continue without it, or…"
+        + " (more: x)"
+    )
+    assert clip("x" * 50, 20) == "x" * 19 + "…"  # one long word: cut inside it, still marked
+    assert len(clip(text, 40)) <= 40
+
+
+def test_columns_align_the_second_column():
+    rows = [("/help", "List the commands"), ("/approval ask|auto-edit|full-auto", "Show or set"), ("/x", "")]
+    lines = columns(rows)
+    assert lines == [
+        "/help                              List the commands",
+        "/approval ask|auto-edit|full-auto  Show or set",
+        "/x",
+    ]
+
+
+def test_doctor_lines_wrap_under_their_detail_column():
+    detail = "the server put the tool call in the content instead of tool_calls; start vllm with " * 2
+    row = "  WARN  tool calls            " + detail.strip()
+    fix = " " * 30 + "fix: " + "add --enable-auto-tool-choice --tool-call-parser hermes to vllm serve " * 2
+    wrapped = wrap_hanging(row + "\n" + fix.rstrip(), 120).splitlines()
+    assert all(len(line) <= 120 for line in wrapped) and len(wrapped) == 4
+    assert wrapped[0].startswith("  WARN  tool calls            the server")
+    assert wrapped[1].startswith(" " * 30) and wrapped[1][30] != " "  # under the detail, not column 0
+    assert wrapped[2].startswith(" " * 30 + "fix: add")
+    assert wrapped[3].startswith(" " * 35) and wrapped[3][35] != " "
+    assert " ".join(w.strip() for w in wrapped[:2]) == row.strip()  # nothing lost or changed
+    assert wrap_hanging("short line", 120) == "short line"

@@ -113,7 +113,23 @@ def test_a_killed_command_says_so_and_output_escapes_are_neutralized():
     ui(ToolCallFinished(call, ToolResult("c1", "exec", "error", text), 3.0))
     raw = out.getvalue()
     assert "\x1b]0;evil" not in raw and "\x1b[2J" not in raw
-    assert "Interrupted by the user after 3.0 s; the command was killed" in plain(out)
+    shown = plain(out)
+    assert "Interrupted by the user after 3.0 s; the command was killed. Output so far:\n" in shown
+    assert "Output so far:\n  start\n" in shown  # the colon, then the output it announces
+
+
+def test_the_headless_refusal_is_shortened_at_a_word_and_says_where_the_rest_is():
+    err = io.StringIO()
+    ui = PlainUI(stream_text=False, err=err)
+    call = ToolCall("c5", "exec", {"command": "rm -rf build"})
+    reason = "not run: it is not read-only, and nobody can approve it in this headless run (the user can "
+    message = reason + "re-run with --yes). Continue without it, or finish and explain what is left to do."
+    ui(ToolCallFinished(call, ToolResult("c5", "exec", "error", message), 0.0))
+    assert message in err.getvalue()  # it fits: shown whole
+    ui(ToolCallFinished(call, ToolResult("c5", "exec", "error", message * 4), 0.0))
+    line = err.getvalue().splitlines()[-1]
+    assert line.endswith("… (shortened here; --output-format stream-json has the whole result)")
+    assert line.split("…")[0].rsplit(" ", 1)[1] in message.split()  # cut between words
 
 
 def test_edit_result_is_a_coloured_diff():

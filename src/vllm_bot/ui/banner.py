@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..history.gitrepo import SAFETY
+from ..safety.sandbox.status import UNSANDBOXED
 from .status import short_count
 
 
@@ -32,7 +33,7 @@ class BannerInfo:
             window = f"{self.context_window:,} tokens ({short_count(self.context_window)})"
             if self.window_assumed:
                 window += " - assumed: the server did not say (set vllm.context_window)"
-        sandbox = self.sandbox.removeprefix("sandbox: ")
+        sandbox = sandbox_warning(self.sandbox.removeprefix("sandbox: "), self.approval)
         if sandbox.startswith("bubblewrap"):  # a warning (sandbox off) is never shortened
             sandbox = shorten(sandbox, 100, " (/sandbox lists all)")
         rows = [
@@ -49,6 +50,14 @@ class BannerInfo:
         if git:
             rows.append(("git", git))
         return rows
+
+
+def sandbox_warning(text: str, approval: str) -> str:
+    """The sandbox's warning as it stands in `approval` mode: in full-auto nothing asks, so it must not
+    say that every command needs approval."""
+    if approval == "full-auto":
+        return text.replace(UNSANDBOXED, "commands run UNSANDBOXED and nothing asks (full-auto)")
+    return text
 
 
 def shorten(text: str, width: int, more: str) -> str:

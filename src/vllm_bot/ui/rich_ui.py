@@ -22,6 +22,7 @@ from rich.text import Text
 
 from ..calls import ToolCall, ToolResult
 from ..config import UiConfig
+from ..doctor.report import wrap_hanging
 from ..events import (
     Event,
     FirstToken,
@@ -246,17 +247,27 @@ class RichUI:
             lines, before = tail.lines(self.config.output_lines)
         else:
             lines, before = fold_tail(shown_output(body).splitlines(), self.config.output_lines)
+        interrupted = status.startswith("Interrupted")
+        style = "yellow" if interrupted else "red" if result.is_error else "green"
+        so_far = status.endswith(":")  # killed or timed out: "... Output so far:", then the output
+        if so_far:
+            self._result_line(status, style, keep_colon=True)
         if before:
             self._print(Text(f"  … {before:,} earlier lines", style="dim"))
         if lines:
             self._print(Text("\n".join("  " + ln for ln in lines), style="dim", no_wrap=True))
-        interrupted = status.startswith("Interrupted")
-        style = "yellow" if interrupted else "red" if result.is_error else "green"
-        self._result_line(status, style)
+        elif so_far:
+            self._print(Text("    (no output)", style="dim"))
+        if not so_far:
+            self._result_line(status, style)
 
-    def _result_line(self, text: str, style: str, lines: int = 1, count_more: bool = True) -> None:
+    def _result_line(
+        self, text: str, style: str, lines: int = 1, count_more: bool = True, keep_colon: bool = False
+    ) -> None:
         shown, more = fold_head([ln for ln in safe_text(text.strip()).splitlines() if ln.strip()], lines)
-        body = "\n    ".join(ln.removesuffix(":") if i == 0 else ln for i, ln in enumerate(shown))
+        if shown and not keep_colon:  # "File a.py, lines 1-80:" without the lines it announces
+            shown[0] = shown[0].removesuffix(":")
+        body = "\n    ".join(shown)
         line = Text("  ⎿ ", style="dim") + Text(body, style=style)
         if more and count_more:
             line.append(f"  (+{more:,} lines)", style="dim")
@@ -308,8 +319,9 @@ class RichUI:
         self._print(Text(hint, style="dim"))
 
     def say(self, text: str) -> None:
+        """A line for the user; a long one wraps under its last column (a doctor row's detail)."""
         self.stop_live()
-        self._print(Text(text))
+        self._print(Text(wrap_hanging(text, self.console.width)))
 
     def error(self, text: str) -> None:
         self.stop_live()
@@ -364,19 +376,13 @@ class RichUI:
             if answer is not None:
                 return answer
 
-    def debug_stream(self) -> _ConsoleLines:
-        return _ConsoleLines(self)
-
-
-class _ConsoleLines:
-    """A write()-able stream whose lines are printed dimmed through the console (the DEBUG log)."""
-
-    def __init__(self, ui: RichUI) -> None:
-        self.ui = ui
+    def debug_stream(self) -> RichUI:
+        """The DEBUG log's stream: this UI, whose `write` prints lines dimmed through the console."""
+        return self
 
     def write(self, text: str) -> int:
         for line in text.splitlines():
-            self.ui._print(Text(line, style="dim"))
+            self._print(Text(line, style="dim"))
         return len(text)
 
     def flush(self) -> None:
