@@ -149,7 +149,8 @@ def test_resume_picks_a_session_by_number(tmp_path, monkeypatch):
         session = agent_session(ws, server.base_url)
         dispatch(session, "/resume 2")
         assert session.agent.conversation.first_task() == "first session's task"
-        assert "Resumed session" in session.said[-1]
+        resumed = next(i for i, line in enumerate(session.said) if "Resumed session" in line)
+        assert session.said[resumed + 1 :] == ["Where you left off:", "> first session's task", "  ok"]
         session.agent.run("more work")
         server.assert_done()
         session.history.close()

@@ -32,7 +32,11 @@ class Terminal:
         self.zombies_before = zombie_children()
         self.exit_file = tmp_path / f"exit-code-{self.socket}"
         env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-        command = " ".join(shlex.quote(a) for a in [sys.executable, str(ROOT / "cli.py"), *args])
+        # The pane's size, said outright: started from pytest, the program's terminal-size query
+        # sometimes answers 80 columns although the pane is wider.
+        env.update(COLUMNS=str(width), LINES=str(height))
+        self.script_path = str(ROOT / "cli.py")  # the program's sys.argv[0]
+        command = " ".join(shlex.quote(a) for a in [sys.executable, self.script_path, *args])
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         script = tmp_path / f"run-{self.socket}.sh"
         # Ctrl-C reaches the whole foreground group: the wrapper shell must survive it to record the

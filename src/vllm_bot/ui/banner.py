@@ -26,6 +26,11 @@ class BannerInfo:
     git: Callable[[], str] = field(default=lambda: "")
     label: str = ""  # e.g. "DEMO"
     sandbox_gaps: list[str] = field(default_factory=list)  # SandboxStatus.gaps(): never shortened
+    offline: str = ""  # why the server could not be reached (the session is open anyway)
+
+    def offline_lines(self) -> list[str]:
+        """The banner's closing lines when the server is down: why, and what works meanwhile."""
+        return [self.offline, OFFLINE_NOTE] if self.offline else []
 
     def rows(self) -> list[tuple[str, str]]:
         window = "unknown"
@@ -37,8 +42,8 @@ class BannerInfo:
         if sandbox.startswith("bubblewrap"):  # a warning (sandbox off) is never shortened
             sandbox = shorten(sandbox, 100, " (/sandbox lists all)")
         rows = [
-            ("model", self.model),
-            ("server", self.base_url),
+            ("model", self.model if not self.offline else f"{self.model} (not connected)"),
+            ("server", self.base_url if not self.offline else f"{self.base_url} - NOT REACHABLE"),
             ("context", window),
             ("function calling", self.function_calling),
             ("approval", self.approval),
@@ -50,6 +55,12 @@ class BannerInfo:
         if git:
             rows.append(("git", git))
         return rows
+
+
+OFFLINE_NOTE = (
+    "The session is open anyway: /doctor, /model, /resume and /help work, and sending a task tries "
+    "the server again."
+)
 
 
 def sandbox_warning(text: str, approval: str) -> str:

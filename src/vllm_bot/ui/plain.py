@@ -83,6 +83,8 @@ class PlainUI:
         self._err(title)
         for label, value in info.rows():
             self._err(f"  {label}: {value}")
+        for line in info.offline_lines():
+            self._err(line)
 
     def say(self, text: str) -> None:
         self._err(text)

@@ -315,6 +315,8 @@ class RichUI:
         for label, value in info.rows():
             grid.add_row(label, Text(value))
         self._print(Group(title, grid))
+        for line in info.offline_lines():
+            self._print(Text(wrap_hanging(line, self.console.width), style="bold red"))
         hint = "Enter sends · Alt+Enter or Esc Enter: new line · @ completes paths · /help · Ctrl-C stops"
         self._print(Text(hint, style="dim"))
 
