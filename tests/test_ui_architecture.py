@@ -1,4 +1,4 @@
-"""Front ends are consumers: only ui/rich_ui.py imports rich, and neither rich nor prompt_toolkit is
+"""Front ends are consumers: only ui/rich_ui.py and ui/live_view.py import rich, and neither rich nor prompt_toolkit is
 loaded for `--help` or for a headless run."""
 
 import re
@@ -21,7 +21,7 @@ def importers(library):
 
 
 def test_only_the_rich_ui_module_imports_rich():
-    assert importers("rich") == {"vllm_bot/ui/rich_ui.py"}
+    assert importers("rich") == {"vllm_bot/ui/rich_ui.py", "vllm_bot/ui/live_view.py"}
 
 
 def test_prompt_toolkit_is_only_used_by_the_terminal_input_and_prompt():

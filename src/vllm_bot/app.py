@@ -17,7 +17,14 @@ from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 DESCRIPTION = "vLLM Bot: an autonomous coding agent for local models served by vLLM."
-EPILOG = """exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
+EPILOG = """commands (each has --help):
+  doctor      check the server: tool calls, parsers, reasoning    python cli.py doctor
+  undo        put back the files the agent changed last turn      python cli.py undo --list
+  diff        what the agent changed (last turn or session)       python cli.py diff --session
+  sessions    the saved sessions of this workspace                python cli.py sessions
+  mcp list    connect to the MCP servers and list their tools     python cli.py mcp list --json
+
+exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
 2 usage or config error, 3 stopped by a limit (iterations, loop guard, context) or by Ctrl-C.
 
 examples:
@@ -25,9 +32,6 @@ examples:
   python cli.py -p "fix the failing test"        one task, headless; the answer goes to stdout
   python cli.py -p - < task.txt                  read the task from stdin
   python cli.py --continue                       resume the latest session in this directory
-  python cli.py undo                             put back the files the agent changed last turn
-  python cli.py diff [--session]                 what the agent changed (last turn / session)
-  python cli.py sessions                         list saved sessions
   python cli.py -p "..." --output-format json    one JSON object with the answer, calls and usage
   python cli.py --demo                           a scripted demo task, no GPU or server needed
 """

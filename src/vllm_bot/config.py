@@ -147,7 +147,8 @@ class GitConfig:
     auto_commit: bool = False  # commit the agent's changes after each turn (git repositories only)
     keep_sessions: int = ranged(20, low=0)  # sessions whose checkpoints are kept (older: deleted)
     max_file_mb: int = ranged(50, low=0)  # bigger new untracked files skip snapshots (0: no limit)
-    # Never snapshotted in a workspace without git (a git repository uses its own .gitignore).
+    # Never snapshotted in a workspace without git; in a git repository, untracked files matching
+    # them are left out too (tracked ones are snapshotted as usual).
     private_excludes: list[str] = field(
         default_factory=lambda: ["node_modules/", ".venv/", "venv/", "__pycache__/", "*.pyc", ".tox/"]
     )

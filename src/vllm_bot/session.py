@@ -13,6 +13,7 @@ from typing import Any
 
 from .agent.loop import Agent
 from .config import Config
+from .errors import ServerUnreachable
 from .events import Emit, Event, Notice, SessionStarted
 from .history.store import attach_history
 from .mcp.bridge import McpTools
@@ -26,7 +27,7 @@ from .statedir import workspace_state_dir
 from .tools.mentions import attach, budget_for
 from .tools.toolbox import build_toolbox
 from .ui import fanout, front_end
-from .ui.banner import BannerInfo, git_status
+from .ui.banner import BannerInfo, git_status, sandbox_warning
 from .ui.debuglog import DebugLog
 
 
@@ -79,6 +80,7 @@ class Session:
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         # Checkpoints before changes, the saved conversation, --continue / --resume.
         self.resumed_in_text_mode = False
+        self.offline: str | None = None  # why the server could not be reached at start (interactive)
         self.history = attach_history(self, resume, latest=latest)
 
     def add_consumer(self, consumer: Emit) -> None:
@@ -95,13 +97,16 @@ class Session:
     def current_system_prompt(self) -> str:
         return self._system_prompt(not self.client.function_calling, self.executor.definitions)
 
-    def start(self) -> None:
-        """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session."""
-        self.client.resolve_model()
-        early: list[Event] = []  # what configuring says comes after the session_started event
-        configure(self.client, self.config, self.capabilities, early.append)  # profile, remembered mode
-        if self.resumed_in_text_mode:  # a resumed session goes on as it was (config can turn it off)
-            self.client.function_calling = False
+    def start(self, *, offline_ok: bool = False) -> None:
+        """Connect: resolve the model (GET /v1/models, no GPU time) and announce the session. With
+        `offline_ok` (an interactive start) an unreachable server leaves the session open: `offline`
+        says why, and `reconnect()` tries again."""
+        try:
+            early = self._connect()
+        except ServerUnreachable as e:
+            if not offline_ok:
+                raise
+            self.offline, early = str(e), []
         self.mcp.start(self.executor, self.gate, self.emit)  # servers connect in the background
         self.emit(
             SessionStarted(
@@ -114,10 +119,30 @@ class Session:
         )
         for event in early:
             self.emit(event)
-        if self.toolbox.status.warning:
-            self.emit(Notice("warning", self.toolbox.status.warning))
+        warning = self.toolbox.status.warning
+        if warning and self.headless:  # an interactive session (and the demo) says it in its banner
+            self.emit(Notice("warning", sandbox_warning(warning, self.gate.mode)))
         for problem in self.toolbox.sandbox.problems:
             self.emit(Notice("warning", f"sandbox: {problem}"))
+
+    def _connect(self) -> list[Event]:
+        """Resolve the model and configure the client; what configuring says, to emit after the
+        session_started event."""
+        self.client.resolve_model()
+        early: list[Event] = []
+        configure(self.client, self.config, self.capabilities, early.append)  # profile, remembered mode
+        if self.resumed_in_text_mode:  # a resumed session goes on as it was (config can turn it off)
+            self.client.function_calling = False
+        self.offline = None
+        return early
+
+    def reconnect(self) -> None:
+        """After an offline start, try the server again (before a task); raises while it is down."""
+        if self.offline is None:
+            return
+        for event in self._connect():
+            self.emit(event)
+        self.say(f"Connected to {self.config.vllm.base_url}: model {self.client.model}.")
 
     def switch_model(self, name: str) -> None:
         """Use another served model: its own profile and remembered tool-call mode, not the old one's."""
@@ -141,6 +166,7 @@ class Session:
             git=lambda: git_status(self.workspace),
             label=label,
             sandbox_gaps=self.sandbox_gaps(),
+            offline=self.offline or "",
         )
 
     def sandbox_gaps(self) -> list[str]:

@@ -95,7 +95,8 @@ def test_commands_in_a_workspace_without_checkpoints_create_nothing(tmp_path):
     ws.mkdir()
     undo = cli("undo", "--workspace", str(ws))
     assert undo.returncode == 1 and "No checkpoints" in undo.stderr
-    assert cli("diff", cwd=ws).returncode == 0
+    diff = cli("diff", cwd=ws)  # the same case, the same exit code as undo
+    assert diff.returncode == 1 and "No checkpoints" in diff.stderr and diff.stdout == ""
     sessions = cli("sessions", cwd=ws)
     assert sessions.returncode == 0 and "No saved sessions" in sessions.stdout
     assert list(ws.iterdir()) == []

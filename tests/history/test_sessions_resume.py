@@ -149,7 +149,8 @@ def test_resume_picks_a_session_by_number(tmp_path, monkeypatch):
         session = agent_session(ws, server.base_url)
         dispatch(session, "/resume 2")
         assert session.agent.conversation.first_task() == "first session's task"
-        assert "Resumed session" in session.said[-1]
+        resumed = next(i for i, line in enumerate(session.said) if "Resumed session" in line)
+        assert session.said[resumed + 1 :] == ["Where you left off:", "> first session's task", "  ok"]
         session.agent.run("more work")
         server.assert_done()
         session.history.close()
@@ -221,7 +222,7 @@ def test_resume_after_a_crash_mid_tool_call(tmp_path):
         [Reply(content="The file is written; the tests were cut off.", expect=sees_the_interruption)]
     ) as server:
         session = agent_session(ws, server.base_url, latest=True)
-        assert "1 tool call(s) had not finished" in session.said[0]
+        assert "1 tool call had not finished" in session.said[0]
         outcome = session.agent.run("carry on")
         server.assert_done()  # every call id in the request has exactly one result
         session.history.close()

@@ -83,6 +83,9 @@ def test_stream_json_is_one_valid_event_per_line_ending_with_the_result(workspac
     assert types[0] == "session_started" and types[-2:] == ["task_finished", "result"]
     assert types.count("tool_call_started") == 3 and types.count("tool_call_finished") == 3
     assert types.count("iteration_started") == 4 and "reasoning_delta" in types
+    assert types.count("telemetry_reported") == 4  # documented and in the schema, checked strictly
+    telemetry = SCHEMA["$defs"]["event_telemetry_reported"]["properties"]
+    assert all(set(line) == set(telemetry) for line in lines if line["type"] == "telemetry_reported")
     deltas = [line["text"] for line in lines if line["type"] == "text_delta"]
     assert "".join(deltas).endswith(ANSWER)
     assert "".join(line["text"] for line in lines if line["type"] == "tool_output") == "5\n"
@@ -111,7 +114,7 @@ def test_a_limit_stops_with_exit_3_and_a_valid_result(workspace):
     result = json.loads(proc.stdout)
     RESULT.validate(result)
     assert proc.returncode == 3 and result["exit_code"] == 3 and result["exit_reason"] == "max_iterations"
-    assert "Stopped after 1 iterations" in result["answer"]
+    assert "Stopped after 1 iteration without" in result["answer"]
     assert any(n["level"] == "error" for n in result["notices"])
 
 

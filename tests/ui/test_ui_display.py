@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vllm_bot.calls import AssistantTurn, ToolCall, Usage
-from vllm_bot.events import RequestStarted, TaskFinished, TurnFinished, UsageReported
+from vllm_bot.doctor.report import wrap_hanging
+from vllm_bot.events import RequestStarted, TaskFinished, TextDelta, TurnFinished, UsageReported
 from vllm_bot.safety.policy import grant_scope
 from vllm_bot.ui.approval_prompt import approval_view, parse_answer
 from vllm_bot.ui.banner import BannerInfo, git_status
@@ -17,6 +18,8 @@ from vllm_bot.ui.display import (
     MarkdownStream,
     TailBuffer,
     call_title,
+    clip,
+    columns,
     diff_lines,
     fold_head,
     fold_tail,
@@ -154,6 +157,16 @@ def test_markdown_stream_loses_and_duplicates_nothing(pieces):
         ("n use ruff instead", False, False, "use ruff instead"),
         ("no, run the unit tests only", False, False, "run the unit tests only"),
         ("please read the README first", False, False, "please read the README first"),
+        # the sentence reaches the model exactly as typed: commas, colons and all
+        (
+            "n don't create new files, edit calc.py instead",
+            False,
+            False,
+            "don't create new files, edit calc.py instead",
+        ),
+        ("no: keep it, really; a, b", False, False, "keep it, really; a, b"),
+        ("no-one asked for that", False, False, "no-one asked for that"),
+        ("Yes.", True, False, None),
     ],
 )
 def test_parse_answer(reply, approved, always, message):
@@ -202,6 +215,36 @@ def test_status_line_sums_a_task_and_shows_speed_and_context():
     assert status.last == "in 2.5k · out 400 · 66.7 tok/s · context 1.8k/32.8k (5%) · cache 87%"
     status(TaskFinished("done", "ok", 0, 0))  # a task without requests has no figures
     assert status.last is None
+
+
+def test_status_line_has_a_speed_whenever_two_tokens_were_generated():
+    status = StatusLine()
+    for event in _turn_events(50, 3, 0.52, 0.5):  # a short, fast answer: 3 tokens in 20 ms
+        status(event)
+    status(TaskFinished("done", "ok", 0, 1))
+    assert "150.0 tok/s" in str(status.last)
+    for event in _turn_events(50, 1, 0.6, 0.5):  # one token: no speed to speak of
+        status(event)
+    status(TaskFinished("done", "ok", 0, 1))
+    assert "tok/s" not in str(status.last)
+
+
+def test_live_footer_shows_task_time_tokens_so_far_and_context():
+    status = StatusLine()
+    assert status.footer() is None  # no task running
+    status(RequestStarted("native", 3))
+    started = status.stats.started
+    assert status.footer(started + 2.0) == "task 2.0s · in 0 · out 0"
+    for event in _turn_events(3000, 100, 3.0, 1.0)[1:]:
+        status(event)
+    status(RequestStarted("native", 5))
+    status(TextDelta("x" * 41))  # still streaming: estimated, marked with ~
+    shown = status.footer(started + 75.0)
+    assert shown == "task 1m 15s · in 3.0k · out ~111 · context 3.1k/32.8k (9%)"
+    status(TaskFinished("done", "ok", 0, 2))
+    assert status.footer() is None
+    status(RequestStarted("native", 7))  # the next task starts from the last known context
+    assert status.footer(status.stats.started).endswith("context 3.1k/32.8k (9%)")
 
 
 @pytest.mark.parametrize(
@@ -315,3 +358,39 @@ def test_approval_view_says_what_always_would_grant():
         approval_view(write, None, "ask", grant_scope(write)).always_note
     )
     assert approval_view(write, None, "ask").always_note is None  # nobody said: nothing is guessed
+
+
+def test_clip_shortens_at_a_word_and_says_where_the_rest_is():
+    text = "not run: it is not read-only (the user can re-run with --yes). Continue without it, or finish"
+    assert clip(text, 200) == text
+    assert (
+        clip(text, 90, " (more: x)")
+        == "not run: it is not read-only (the user can re-run with --yes). Continue without it, or…"
+        + " (more: x)"
+    )
+    assert clip("x" * 50, 20) == "x" * 19 + "…"  # one long word: cut inside it, still marked
+    assert len(clip(text, 40)) <= 40
+
+
+def test_columns_align_the_second_column():
+    rows = [("/help", "List the commands"), ("/approval ask|auto-edit|full-auto", "Show or set"), ("/x", "")]
+    lines = columns(rows)
+    assert lines == [
+        "/help                              List the commands",
+        "/approval ask|auto-edit|full-auto  Show or set",
+        "/x",
+    ]
+
+
+def test_doctor_lines_wrap_under_their_detail_column():
+    detail = "the server put the tool call in the content instead of tool_calls; start vllm with " * 2
+    row = "  WARN  tool calls            " + detail.strip()
+    fix = " " * 30 + "fix: " + "add --enable-auto-tool-choice --tool-call-parser hermes to vllm serve " * 2
+    wrapped = wrap_hanging(row + "\n" + fix.rstrip(), 120).splitlines()
+    assert all(len(line) <= 120 for line in wrapped) and len(wrapped) == 4
+    assert wrapped[0].startswith("  WARN  tool calls            the server")
+    assert wrapped[1].startswith(" " * 30) and wrapped[1][30] != " "  # under the detail, not column 0
+    assert wrapped[2].startswith(" " * 30 + "fix: add")
+    assert wrapped[3].startswith(" " * 35) and wrapped[3][35] != " "
+    assert " ".join(w.strip() for w in wrapped[:2]) == row.strip()  # nothing lost or changed
+    assert wrap_hanging("short line", 120) == "short line"

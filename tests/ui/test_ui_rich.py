@@ -75,7 +75,7 @@ def test_a_streamed_markdown_reply_is_printed_once_block_by_block_and_the_live_r
     blocks = [o.markup for o in printed if isinstance(o, Markdown)]
     assert "".join(blocks) == text  # every block printed for good exactly once, in order
     assert blocks[2].startswith("```python") and blocks[2].endswith("```\n\n")  # a fence stays whole
-    assert ui._live is None
+    assert not ui._region.active
     shown = plain(out)
     assert "secret chain of thought" not in shown
     assert re.search(r"Thought for \d+\.\ds, 4 words", shown)
@@ -113,7 +113,23 @@ def test_a_killed_command_says_so_and_output_escapes_are_neutralized():
     ui(ToolCallFinished(call, ToolResult("c1", "exec", "error", text), 3.0))
     raw = out.getvalue()
     assert "\x1b]0;evil" not in raw and "\x1b[2J" not in raw
-    assert "Interrupted by the user after 3.0 s; the command was killed" in plain(out)
+    shown = plain(out)
+    assert "Interrupted by the user after 3.0 s; the command was killed. Output so far:\n" in shown
+    assert "Output so far:\n  start\n" in shown  # the colon, then the output it announces
+
+
+def test_the_headless_refusal_is_shortened_at_a_word_and_says_where_the_rest_is():
+    err = io.StringIO()
+    ui = PlainUI(stream_text=False, err=err)
+    call = ToolCall("c5", "exec", {"command": "rm -rf build"})
+    reason = "not run: it is not read-only, and nobody can approve it in this headless run (the user can "
+    message = reason + "re-run with --yes). Continue without it, or finish and explain what is left to do."
+    ui(ToolCallFinished(call, ToolResult("c5", "exec", "error", message), 0.0))
+    assert message in err.getvalue()  # it fits: shown whole
+    ui(ToolCallFinished(call, ToolResult("c5", "exec", "error", message * 4), 0.0))
+    line = err.getvalue().splitlines()[-1]
+    assert line.endswith("… (shortened here; --output-format stream-json has the whole result)")
+    assert line.split("…")[0].rsplit(" ", 1)[1] in message.split()  # cut between words
 
 
 def test_edit_result_is_a_coloured_diff():
@@ -179,7 +195,7 @@ def test_interrupted_task_notices_and_mode_switch():
     shown = plain(out)
     assert "partial ans" in shown and "Interrupted." in shown
     assert "warning: Lost the connection" in shown and "--enable-auto-tool-choice" in shown
-    assert ui._live is None
+    assert not ui._region.active
 
 
 def test_confirm_shows_the_command_and_returns_the_answer():
@@ -252,4 +268,4 @@ def test_the_spinner_stops_saying_waiting_once_a_reply_of_only_tool_calls_stream
     ui(FirstToken())
     assert "Receiving the reply" in live_line()
     ui(TurnFinished(AssistantTurn("", [ToolCall("1", "read", {"path": "a"})]), 1.0, 0.2))
-    assert ui._live is None
+    assert not ui._region.active

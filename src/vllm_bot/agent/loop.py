@@ -26,6 +26,7 @@ from ..events import (
     UsageReported,
 )
 from ..model.watchdog import DeadlineReached
+from ..tools.context import plural
 from .answers import AnswerCheck, Ending
 from .budget import Budget, OutOfTime, not_run_results
 from .dispatch import check_call, malformed_message
@@ -115,7 +116,7 @@ class Agent:
                 self.conversation.add_user(verdict.message, kind="note")
         return self._stop(
             "max_iterations",
-            f"Stopped after {limit} iterations without a final answer "
+            f"Stopped after {plural(limit, 'iteration')} without a final answer "
             "(agent.max_iterations; raise it with --max-iterations N).",
             limit,
         )

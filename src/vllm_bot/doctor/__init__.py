@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import argparse
+import shutil
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -63,7 +65,12 @@ def diagnose(
         report = Doctor(config, mcp_rows=mcp_rows).run()
         print(render_json(report))
         return report.exit_code
-    return run_checks(config, lambda text: print(text, flush=True), mcp_rows).exit_code
+    from .report import wrap_hanging
+
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    return run_checks(
+        config, lambda text: print(wrap_hanging(text, width) if width else text, flush=True), mcp_rows
+    ).exit_code
 
 
 def run_checks(

@@ -4,7 +4,9 @@ the suggested `vllm serve` flags, the verdict and exit code; rendered as text or
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -99,6 +101,32 @@ def render_json(report: Report) -> str:
 
 
 WIDTH = 22  # title column; fixed so rows can be printed as the checks finish
+
+
+def wrap_hanging(text: str, width: int) -> str:
+    """Each line of `text` wrapped at `width`, its continuation lines indented to where the line's
+    last column begins (a report row's detail, a `fix:` line's text) instead of column 0."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        hang = hang_column(line, width)
+        parts = textwrap.wrap(line[hang:], max(20, width - hang), break_on_hyphens=False) or [""]
+        out += [line[:hang] + parts[0], *(" " * hang + part for part in parts[1:])]
+    return "\n".join(out)
+
+
+_LABEL = re.compile(r"[A-Z][\w ]{0,20}: ")
+
+
+def hang_column(line: str, width: int) -> int:
+    """Where `line`'s last column starts: after its last run of two or more spaces within the first
+    half of `width`, else after a leading `Label: `, else after its indentation."""
+    runs = [m.end() for m in re.finditer(r" {2,}", line) if m.end() <= width // 2 and m.end() < len(line)]
+    label = _LABEL.match(line)  # "Suggested: vllm serve ...": under the text after the label
+    hang = runs[-1] if runs else label.end() if label else len(line) - len(line.lstrip(" "))
+    return hang + 5 if line[hang : hang + 5] == "fix: " else hang
 
 
 def header(base_url: str) -> str:

@@ -119,7 +119,8 @@ def diff_command() -> Factory:
         parser.description = (
             "Show what the agent changed in its last turn (--session: in the whole session), from the "
             "turn's start to its end snapshot, ignored files excluded. Files changed since the turn "
-            "ended are listed on stderr; a turn that never finished is compared with the files now."
+            "ended are listed on stderr; a turn that never finished is compared with the files now. "
+            "Exit 1 when the workspace has no checkpoints (as undo)."
         )
         _workspace_flags(parser)
         parser.add_argument("--session", action="store_true", help="since the session started")
@@ -129,9 +130,9 @@ def diff_command() -> Factory:
         from .ops import diff_report
 
         store = _store(args)
-        if store is None:
+        if store is None:  # like undo: nothing to work on is a failure a script can see
             print(_no_checkpoints(args), file=sys.stderr)
-            return EXIT_OK
+            return EXIT_RUNTIME
         color = sys.stdout.isatty()
         with _git_failure(store):
             report = diff_report(store, whole_session=args.session, stat=args.stat, color=color)

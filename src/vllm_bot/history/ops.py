@@ -43,8 +43,8 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
         return UndoOutcome(False, [str(e)])
     task = first_line(report.turn.task, 60)
     lines = [
-        f"Undid turn {report.turn.n} ({task!r}): {len(report.restored)} file(s) restored, "
-        f"{len(report.removed)} file(s) the agent created removed."
+        f"Undid turn {report.turn.n} ({task!r}): {_files(len(report.restored))} restored, "
+        f"{_files(len(report.removed))} the agent created removed."
     ]
     lines += [f"  restored  {p}" for p in report.restored] + [f"  removed   {p}" for p in report.removed]
     lines += [f"  kept      {p}  (ignored by the restored .gitignore: it may be yours)" for p in report.kept]
@@ -58,6 +58,10 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
         f"before it: {', '.join(changed[:30])}{' ...' if len(changed) > 30 else ''}. Re-read before editing.]"
     )
     return UndoOutcome(True, lines, note)
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
 
 
 def _refusal_hint() -> str:

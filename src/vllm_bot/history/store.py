@@ -200,11 +200,12 @@ def restore_mode(session: Any, loaded: LoadedSession) -> None:
 
 def resumed_message(loaded: LoadedSession) -> str:
     task = first_line(loaded.first_task, 200)
-    lines = [f"Resumed session {loaded.id}: {loaded.turns} turn(s); first task: {task}"]
+    turns = f"{loaded.turns} turn{'' if loaded.turns == 1 else 's'}"
+    lines = [f"Resumed session {loaded.id}: {turns}; first task: {task}"]
     if loaded.interrupted_calls:
         lines.append(
-            f"{loaded.interrupted_calls} tool call(s) had not finished when it stopped; the model is told "
-            "they were interrupted."
+            f"{loaded.interrupted_calls} tool call{' had' if loaded.interrupted_calls == 1 else 's had'} not "
+            "finished when it stopped; the model is told it was interrupted."
         )
     lines += loaded.warnings
     return "\n".join(lines)

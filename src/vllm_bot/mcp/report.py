@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..tools.context import plural
 from .connection import target
 from .manager import McpManager, ServerState
 from .schema import McpTool
@@ -62,9 +63,8 @@ def status_lines(rows: list[dict[str, Any]], *, with_tools: bool = True) -> list
         return ["No MCP servers configured (mcp.servers in config.json; see docs/mcp.md)."]
     lines = []
     for row in rows:
-        count = (
-            f", {len(row['tools'])} tools, ~{row['tokens']} tokens" if row["status"] == "connected" else ""
-        )
+        tools = plural(len(row["tools"]), "tool")
+        count = f", {tools}, ~{row['tokens']} tokens" if row["status"] == "connected" else ""
         lines.append(f"{row['name']}: {row['status']}{count}  [{row['target']}]")
         if row["error"]:
             lines.append(f"  error: {row['error']}")

@@ -46,6 +46,9 @@ Decision = Literal["allow", "ask", "deny"]
 DEFAULT_TOOL_KINDS: dict[str, str] = {"read": "read", "write": "edit", "edit": "edit", "exec": "exec"}
 
 # Tools whose second word names what they do (`git commit`, `npm test`): a grant covers both words.
+# `python -m NAME` granted like the tool NAME itself; any other module is an interpreter (`-m runpy`,
+# `-m code`, `-m timeit '<code>'`) and is approved only as the exact line.
+MODULE_TOOLS = frozenset(words("pytest unittest mypy ruff black isort flake8 pylint pyflakes pycodestyle"))
 _SUBCOMMAND_TOOLS = set(
     words(
         "git npm pnpm yarn npx cargo go pip pip3 uv poetry make "
@@ -212,9 +215,9 @@ def command_prefix(part: SimpleCommand) -> str | None:
     if name in OPEN_ENDED:
         return None
     if name.startswith("python"):
-        if len(words) >= 3 and words[1].text == "-m":
-            return " ".join(w.text for w in words[:3])
-        return None  # `python script.py` and `python -c` run anything: exact lines only
+        if len(words) >= 3 and words[1].text == "-m" and words[2].text in MODULE_TOOLS:
+            return " ".join(w.text for w in words[:3])  # `python -m pytest` is pytest
+        return None  # a script, `-c`, or a module that may run anything (`-m runpy`): exact lines only
     if name in _SUBCOMMAND_TOOLS:
         if len(words) < 2 or words[1].text.startswith("-"):
             return None  # `git -c x=y ...`, a bare `git`: options before the subcommand change anything

@@ -75,6 +75,7 @@ class FakeVLLM:
         metrics: dict[str, float] | None = None,
         version: str | None = "0.33.0",
         health_status: int = 200,
+        port: int = 0,  # 0: any free port (a test that brings a server back later names its port)
     ) -> None:
         self.script = list(script or [])
         self.mode = mode
@@ -97,6 +98,7 @@ class FakeVLLM:
         self.metrics = metrics
         self.version = version
         self.health_status = health_status
+        self.port = port
         self.prefix_cache = PrefixCache()
         self.requests: list[dict[str, Any]] = []  # every chat request body, in order
         self.rejected: list[dict[str, Any]] = []  # requests answered with the no-parser 400
@@ -110,7 +112,7 @@ class FakeVLLM:
 
     def start(self) -> FakeVLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
+        self._httpd = _QuietServer(("127.0.0.1", self.port), handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
         return self

@@ -1,10 +1,13 @@
-"""The approval question as plain data (what will run, exactly) and the parsing of the user's answer.
+"""The approval question as plain data (what will run, exactly), the menu of answers and the parsing
+of the user's answer.
 
-Front ends draw the view their way (rich colours the diff; plain prints it) and read one line.
+Front ends draw the view their way (rich colours the diff; plain prints it). In a terminal the
+answer is one key of a numbered menu (`MENU_KEYS`); without one, a typed line (`parse_answer`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..calls import ToolCall
@@ -13,6 +16,10 @@ from ..safety.policy import GrantScope
 from .display import format_arguments, safe_text, split_diff
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this session (or type what to do instead): "
+TELL_INSTEAD = "  What should it do instead? (Enter: just say no) "
+# key -> choice: 1/y yes, 2/a always, 3/n no and say what to do instead, Esc no
+MENU_KEYS = {"1": "yes", "y": "yes", "2": "always", "a": "always", "3": "instead", "n": "instead"}
+MENU_KEYS["escape"] = "no"
 
 
 @dataclass
@@ -56,18 +63,36 @@ def always_note(scope: GrantScope) -> str:
     return f"always: run {covered} without asking for the rest of this session"
 
 
+def menu_lines(scope: GrantScope | None) -> list[str]:
+    """The numbered answers, each with its key."""
+    covered = f"{safe_text(str(scope), keep_newlines=False)} " if scope is not None else "this "
+    return [
+        "1. Yes  (y)",
+        f"2. Yes, and don't ask again for {covered}this session  (a)",
+        "3. No, and tell it what to do instead  (n; Esc: just no)",
+    ]
+
+
+CHOSEN = {"yes": "Yes", "always": "Yes, and don't ask again", "instead": "No", "no": "No"}
+
+
 def parse_answer(reply: str) -> Answer | None:
-    """y/yes, a/always, n/no [reason]; any other sentence declines and goes to the model.
+    """y/yes, a/always, n/no [reason]; any other sentence declines and goes to the model, unchanged.
     None for an empty reply (ask again)."""
     text = reply.strip()
     if not text:
         return None
-    word, _, rest = text.replace(",", " ", 1).partition(" ")
-    word = word.lower().rstrip(".!:")
+    match = _ANSWER_WORD.match(text)
+    word, rest = (match.group(1).lower(), text[match.end() :]) if match else ("", text)
     if word in ("y", "yes"):
         return Answer(True)
     if word in ("a", "always"):
         return Answer(True, always=True)
     if word in ("n", "no"):
-        return Answer(False, message=rest.strip(" ,:;-") or None)
+        return Answer(False, message=rest.strip() or None)
     return Answer(False, message=text)
+
+
+# The first word and what separates it from the rest ("n, use ruff", "no: later", "y"); the rest is
+# passed on exactly as typed.
+_ANSWER_WORD = re.compile(r"(\w+)(?:[.!:;,]*\s+|[.!:;,]+\s*|$)")

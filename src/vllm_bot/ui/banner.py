@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..history.safegit import GitFailed, GitMissing, GitRunner, find_user_repo
+from ..safety.sandbox.status import UNSANDBOXED
 from .status import short_count
 
 
@@ -24,6 +25,11 @@ class BannerInfo:
     git: Callable[[], str] = field(default=lambda: "")
     label: str = ""  # e.g. "DEMO"
     sandbox_gaps: list[str] = field(default_factory=list)  # SandboxStatus.gaps(): never shortened
+    offline: str = ""  # why the server could not be reached (the session is open anyway)
+
+    def offline_lines(self) -> list[str]:
+        """The banner's closing lines when the server is down: why, and what works meanwhile."""
+        return [self.offline, OFFLINE_NOTE] if self.offline else []
 
     def rows(self) -> list[tuple[str, str]]:
         window = "unknown"
@@ -31,12 +37,12 @@ class BannerInfo:
             window = f"{self.context_window:,} tokens ({short_count(self.context_window)})"
             if self.window_assumed:
                 window += " - assumed: the server did not say (set vllm.context_window)"
-        sandbox = self.sandbox.removeprefix("sandbox: ")
+        sandbox = sandbox_warning(self.sandbox.removeprefix("sandbox: "), self.approval)
         if sandbox.startswith("bubblewrap"):  # a warning (sandbox off) is never shortened
             sandbox = shorten(sandbox, 100, " (/sandbox lists all)")
         rows = [
-            ("model", self.model),
-            ("server", self.base_url),
+            ("model", self.model if not self.offline else f"{self.model} (not connected)"),
+            ("server", self.base_url if not self.offline else f"{self.base_url} - NOT REACHABLE"),
             ("context", window),
             ("function calling", self.function_calling),
             ("approval", self.approval),
@@ -48,6 +54,20 @@ class BannerInfo:
         if git:
             rows.append(("git", git))
         return rows
+
+
+OFFLINE_NOTE = (
+    "The session is open anyway: /doctor, /model, /resume and /help work, and sending a task tries "
+    "the server again."
+)
+
+
+def sandbox_warning(text: str, approval: str) -> str:
+    """The sandbox's warning as it stands in `approval` mode: in full-auto nothing asks, so it must not
+    say that every command needs approval."""
+    if approval == "full-auto":
+        return text.replace(UNSANDBOXED, "commands run UNSANDBOXED and nothing asks (full-auto)")
+    return text
 
 
 def shorten(text: str, width: int, more: str) -> str:

@@ -218,6 +218,22 @@ class MarkdownStream:
         return rest
 
 
+def columns(rows: list[tuple[str, str]], gap: int = 2, widest: int = 40) -> list[str]:
+    """Two columns, the second aligned; a first cell wider than `widest` does not push the rest."""
+    width = min(widest, max((len(left) for left, _ in rows), default=0))
+    return [f"{left:<{width}}{' ' * gap}{right}".rstrip() if right else left for left, right in rows]
+
+
+def clip(text: str, width: int, more: str = "") -> str:
+    """`text` shortened at a word to at most `width` characters with `…`, then `more` (say where the
+    rest is); unchanged when it fits."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width)
+    cut = cut if cut > width // 2 else width - 1
+    return text[:cut].rstrip(" ,;:") + "…" + more
+
+
 def format_arguments(arguments: dict[str, Any], width: int = 400) -> str:
     shown = json.dumps(arguments, ensure_ascii=False, indent=2)
     return safe_text(shown if len(shown) <= width else shown[:width] + "\n…")

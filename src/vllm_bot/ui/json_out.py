@@ -26,6 +26,7 @@ from ..events import (
     UsageReported,
     to_json,
 )
+from .display import clip
 
 SCHEMA_VERSION = 1
 STREAM_OUTPUT_LIMIT = 65_536  # characters of one call's live output sent as tool_output events
@@ -44,7 +45,7 @@ def dumps(data: Any) -> str:
 def summarize_result(text: str) -> str:
     """The first non-empty line of a tool result, at most SUMMARY_CHARS characters."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+    return clip(line, SUMMARY_CHARS)
 
 
 class ResultCollector:

@@ -22,8 +22,11 @@ from ..safety.approval import Answer
 from ..safety.policy import GrantScope
 from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
-from .display import safe_text
+from .display import clip, safe_text
 from .status import StatusLine
+
+RESULT_CHARS = 300  # a result's first line on stderr; the model gets all of it
+REST_IS_IN = " (shortened here; --output-format stream-json has the whole result)"
 
 
 def describe_call(name: str, arguments: dict) -> str:
@@ -31,7 +34,7 @@ def describe_call(name: str, arguments: dict) -> str:
     for key in ("path", "command"):
         if isinstance(arguments.get(key), str):
             return safe_text(f"{name} {arguments[key]}", keep_newlines=False)
-    return safe_text(f"{name} {json.dumps(arguments, ensure_ascii=False)[:80]}", keep_newlines=False)
+    return safe_text(f"{name} {clip(json.dumps(arguments, ensure_ascii=False), 80)}", keep_newlines=False)
 
 
 class PlainUI:
@@ -57,7 +60,8 @@ class PlainUI:
         elif isinstance(event, ToolCallFinished):
             first = event.result.as_text().strip().splitlines()[:1]
             status = "failed" if event.result.is_error else "ok"
-            self._err(f"   {event.call.name} {status}: {safe_text(first[0][:160]) if first else ''}")
+            shown = clip(safe_text(first[0]), RESULT_CHARS, REST_IS_IN) if first else ""
+            self._err(f"   {event.call.name} {status}: {shown}")
         elif isinstance(event, ModeSwitched):
             self._err(f"note: function calling is off for this session: {event.reason}\n      {event.hint}")
         elif isinstance(event, Notice):
@@ -79,6 +83,8 @@ class PlainUI:
         self._err(title)
         for label, value in info.rows():
             self._err(f"  {label}: {value}")
+        for line in info.offline_lines():
+            self._err(line)
 
     def say(self, text: str) -> None:
         self._err(text)

@@ -19,6 +19,7 @@ from ..agent.interrupts import close_open_calls
 from ..errors import EXIT_OK, UserFacingError
 from ..tools.listing import SKIP_DIRS
 from . import is_terminal
+from .recap import come_back_hint, recap_lines
 from .slash.core import ExitSession
 from .slash.registry import SlashCommand, UnknownCommand, dispatch, load_all
 
@@ -170,8 +171,10 @@ class Repl:
         self._exit_armed = False
 
     def run(self) -> int:
-        self.session.start()
+        self.session.start(offline_ok=True)  # a server that is down: the session opens anyway
         self.front.banner(self.session.banner_info())
+        for line in recap_lines(self.session.agent.conversation.entries):  # --continue / --resume
+            self.front.say(line)
         while True:
             try:
                 text = self._read()
@@ -182,6 +185,8 @@ class Repl:
                 else:
                     self.task(text)
             except (EOFError, ExitSession):
+                if self.session.agent.conversation.entries:
+                    self.front.say(come_back_hint(self.session.workspace))
                 return EXIT_OK
             except KeyboardInterrupt:  # Ctrl-C between a task's end and the prompt: not an exit
                 close_open_calls(self.session.agent.conversation)
@@ -215,6 +220,7 @@ class Repl:
         """Run one message; Ctrl-C or a server failure returns to the prompt with the session intact."""
         agent = self.session.agent
         try:
+            self.session.reconnect()  # after an offline start: try the server again
             self.session.mcp.sync(wait=True)
             text = self.session.with_mentions(text)
             with agent.cancel.sigint():

@@ -1,27 +1,28 @@
-"""The terminal front end: rich rendering of the loop's events (the only module that imports rich).
+"""The terminal front end: rich rendering of the loop's events (with live_view.py, the only modules
+that import rich).
 
-One live region at a time, redrawn at most `ui.refresh_per_second` times a second: a spinner with the
-elapsed time while the model prefills, the reasoning (dimmed) or its word count, the unfinished tail
-of the Markdown reply, or the tail of a running command's output. Finished Markdown blocks, tool
-calls and results are printed above it once, for good, so redrawing stays cheap on long replies.
+One live region at a time (live_view.py), redrawn at most `ui.refresh_per_second` times a second.
+Finished Markdown blocks, tool calls and results are printed above it once, for good, so redrawing
+stays cheap on long replies. Events are handled, and everything is printed, under one lock that the
+redraws take too: a redraw never interleaves with a print.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
-from rich.live import Live
+from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
-from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from ..calls import ToolCall, ToolResult
 from ..config import UiConfig
+from ..doctor.report import wrap_hanging
 from ..events import (
     Event,
     FirstToken,
@@ -38,10 +39,17 @@ from ..events import (
 )
 from ..safety.approval import Answer
 from ..safety.policy import GrantScope
-from .approval_prompt import QUESTION, approval_view, parse_answer
+from .approval_prompt import (
+    CHOSEN,
+    MENU_KEYS,
+    QUESTION,
+    TELL_INSTEAD,
+    approval_view,
+    menu_lines,
+    parse_answer,
+)
 from .banner import BannerInfo
 from .display import (
-    FENCE,
     MarkdownStream,
     TailBuffer,
     call_title,
@@ -53,67 +61,15 @@ from .display import (
     shown_output,
     split_diff,
 )
+from .keys import terminal_key_reader
+from .live_view import LiveRegion, LiveView
 from .status import StatusLine
 
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 DIFF_STYLES = {"add": "green", "remove": "red", "hunk": "cyan", "header": "bold", "note": "dim"}
 WRITE_PREVIEW_LINES = 12
 DIFF_LINES = 40
 RESULT_LINES = 8
 NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
-
-
-class _LiveView:
-    """The redrawn region. Read by rich's refresh thread; written by the session thread."""
-
-    def __init__(self, ui: RichUI) -> None:
-        self.ui = ui
-        self.phase = "idle"  # wait | think | text | exec
-        self.label = ""
-        self.started = time.monotonic()
-        self.reasoning_tail = ""
-        self.reasoning_chars = 0
-        self.markdown_tail = ""
-        self.in_code = False  # an unfinished code block: drawn plain, highlighted once it is complete
-        self.tail: TailBuffer | None = None
-        self._cache: tuple[str, int, list[list[Segment]]] | None = None
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        elapsed = time.monotonic() - self.started
-        frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
-        room = max(3, console.size.height - 4)
-        if self.phase in ("wait", "think"):
-            if self.phase == "think" and self.ui.show_reasoning:
-                yield Text(self.reasoning_tail[-600:].lstrip(), style="dim italic")
-            line = Text(f"{frame} {self.label} {elapsed:.1f}s", style="cyan")
-            if self.reasoning_chars:
-                line.append(f"  · reasoning, {self.reasoning_chars:,} characters", style="dim")
-            yield line
-        elif self.phase == "text":
-            yield from self._markdown(console, options, room)
-            yield Text(f"{frame} {elapsed:.1f}s", style="dim cyan")
-        elif self.phase == "exec" and self.tail is not None:
-            lines, before = self.tail.lines(min(self.ui.config.output_lines, room))
-            if lines:
-                yield Text("\n".join(lines), style="dim", no_wrap=True, overflow="ellipsis")
-            more = f" · {before:,} more lines above" if before else ""
-            yield Text(f"{frame} running {elapsed:.1f}s{more}  (Ctrl-C stops it)", style="cyan")
-
-    def _markdown(self, console: Console, options: ConsoleOptions, room: int) -> RenderResult:
-        text, width = self.markdown_tail, options.max_width
-        if self._cache is None or self._cache[:2] != (text, width):
-            lines = []
-            if self.in_code:  # highlighting a growing block at every redraw would cost a core's tenth
-                code = "\n".join(ln for ln in text.split("\n") if not FENCE.match(ln))
-                lines = console.render_lines(Text(code, style="cyan", no_wrap=True), options, pad=False)
-            elif text.strip():
-                lines = console.render_lines(Markdown(text), options.update(height=None), pad=False)
-            while lines and not "".join(seg.text for seg in lines[-1]).strip():
-                lines.pop()  # Markdown ends blocks with a blank line; the live view should not
-            self._cache = (text, width, lines)
-        for line in self._cache[2][-room:]:
-            yield from line
-            yield Segment.line()
 
 
 class RichUI:
@@ -126,14 +82,18 @@ class RichUI:
         console: Console | None = None,
         ask: Callable[[str], str] | None = None,
         status: StatusLine | None = None,
+        read_key: Callable[[], str] | None = None,
     ) -> None:
         self.config = config
         self.console = console or Console(highlight=False)
         self.show_reasoning = config.show_reasoning
         self.status = status or StatusLine()
         self.ask = ask or _ask_line
-        self._view = _LiveView(self)
-        self._live: Live | None = None
+        self.read_key = read_key if read_key is not None or ask is not None else terminal_key_reader()
+        self.lock = threading.RLock()  # events, prints and redraws: one at a time
+        self._view = LiveView(lambda: self.show_reasoning, self.status.footer)
+        self._view.output_lines = config.output_lines
+        self._region = LiveRegion(self.console, self._view, config.refresh_per_second, self.lock)
         self._markdown = MarkdownStream()
         self._reasoning: list[str] = []
         self._thinking_since: float | None = None
@@ -153,31 +113,29 @@ class RichUI:
         }
 
     def __call__(self, event: Event) -> None:
-        self.status(event)
-        handler = self._handlers.get(type(event))
-        if handler is not None:
-            handler(event)
+        with self.lock:
+            self.status(event)
+            handler = self._handlers.get(type(event))
+            if handler is not None:
+                handler(event)
+
+    def _print(self, *objects: RenderableType, **options: Any) -> None:
+        with self.lock:
+            self.console.print(*objects, **options)
 
     # -- the live region ------------------------------------------------------------------------
 
     def _start_live(self, phase: str, label: str = "") -> None:
-        view = self._view
-        view.phase, view.label, view.started = phase, label, time.monotonic()
-        if self._live is None:
-            self._live = Live(
-                view,
-                console=self.console,
-                refresh_per_second=max(0.5, self.config.refresh_per_second),
-                transient=True,
-            )
-            self._live.start()
+        with self.lock:
+            view = self._view
+            view.phase, view.label, view.started = phase, label, time.monotonic()
+            self._region.start()
 
     def stop_live(self) -> None:
         """End the live region (before printing a prompt, or when a task ends)."""
-        if self._live is not None:
-            live, self._live = self._live, None
-            live.stop()
-        self._view.phase = "idle"
+        with self.lock:
+            self._region.stop()
+            self._view.phase = "idle"
 
     # -- the model's reply ----------------------------------------------------------------------
 
@@ -208,10 +166,10 @@ class RichUI:
         self._thinking_since = None
         text = "".join(self._reasoning).strip()
         if self.show_reasoning and text:
-            self.console.print(Text(safe_text(text), style="dim italic"))
+            self._print(Text(safe_text(text), style="dim italic"))
         words = len(text.split())
         hint = "" if self.show_reasoning else "  (/reasoning on shows it)"
-        self.console.print(Text(f"✻ Thought for {seconds:.1f}s, {words:,} words{hint}", style="dim"))
+        self._print(Text(f"✻ Thought for {seconds:.1f}s, {words:,} words{hint}", style="dim"))
 
     def _text(self, event: TextDelta) -> None:
         if self._view.phase != "text":
@@ -220,7 +178,7 @@ class RichUI:
         self._markdown.feed(event.text)
         done = self._markdown.take_done()
         if done.strip():
-            self.console.print(Markdown(done))
+            self._print(Markdown(done))
         self._view.in_code = self._markdown.in_fence
         self._view.markdown_tail = self._markdown.live_window(max(3, self.console.size.height - 4))
 
@@ -233,7 +191,7 @@ class RichUI:
         self._view.markdown_tail = ""
         self.stop_live()
         if rest.strip():
-            self.console.print(Markdown(rest))
+            self._print(Markdown(rest))
 
     # -- tool calls -----------------------------------------------------------------------------
 
@@ -241,7 +199,7 @@ class RichUI:
         self._end_reply()
         call = event.call
         self._started[call.id] = call
-        self.console.print(Text("● ", style="bold magenta") + Text(call_title(call), style="bold"))
+        self._print(Text("● ", style="bold magenta") + Text(call_title(call), style="bold"))
         if call.name == "write" and isinstance(call.arguments.get("content"), str):
             self._write_preview(str(call.arguments.get("path", "")), call.arguments["content"])
         if call.name == "exec":
@@ -251,9 +209,9 @@ class RichUI:
     def _write_preview(self, path: str, content: str) -> None:
         lines, more = fold_head(content.splitlines(), WRITE_PREVIEW_LINES)
         lexer = Syntax.guess_lexer(path, code="\n".join(lines))
-        self.console.print(Syntax(safe_text("\n".join(lines)), lexer, line_numbers=True, word_wrap=False))
+        self._print(Syntax(safe_text("\n".join(lines)), lexer, line_numbers=True, word_wrap=False))
         if more:
-            self.console.print(Text(f"  … {more:,} more lines", style="dim"))
+            self._print(Text(f"  … {more:,} more lines", style="dim"))
 
     def _output(self, event: ToolOutput) -> None:
         if self._view.phase == "exec" and self._view.tail is not None:
@@ -280,7 +238,7 @@ class RichUI:
         self._result_line(result.as_text(), style, lines=lines, count_more=lines > 1)
 
     def _refused(self, call: ToolCall, result: ToolResult) -> None:
-        self.console.print(Text("○ ", style="yellow") + Text(call_title(call), style="dim"))
+        self._print(Text("○ ", style="yellow") + Text(call_title(call), style="dim"))
         self._result_line(result.as_text(), "yellow", lines=3)
 
     def _exec_result(self, result: ToolResult, tail: TailBuffer | None) -> None:
@@ -289,21 +247,31 @@ class RichUI:
             lines, before = tail.lines(self.config.output_lines)
         else:
             lines, before = fold_tail(shown_output(body).splitlines(), self.config.output_lines)
-        if before:
-            self.console.print(Text(f"  … {before:,} earlier lines", style="dim"))
-        if lines:
-            self.console.print(Text("\n".join("  " + ln for ln in lines), style="dim", no_wrap=True))
         interrupted = status.startswith("Interrupted")
         style = "yellow" if interrupted else "red" if result.is_error else "green"
-        self._result_line(status, style)
+        so_far = status.endswith(":")  # killed or timed out: "... Output so far:", then the output
+        if so_far:
+            self._result_line(status, style, keep_colon=True)
+        if before:
+            self._print(Text(f"  … {before:,} earlier lines", style="dim"))
+        if lines:
+            self._print(Text("\n".join("  " + ln for ln in lines), style="dim", no_wrap=True))
+        elif so_far:
+            self._print(Text("    (no output)", style="dim"))
+        if not so_far:
+            self._result_line(status, style)
 
-    def _result_line(self, text: str, style: str, lines: int = 1, count_more: bool = True) -> None:
+    def _result_line(
+        self, text: str, style: str, lines: int = 1, count_more: bool = True, keep_colon: bool = False
+    ) -> None:
         shown, more = fold_head([ln for ln in safe_text(text.strip()).splitlines() if ln.strip()], lines)
-        body = "\n    ".join(ln.removesuffix(":") if i == 0 else ln for i, ln in enumerate(shown))
+        if shown and not keep_colon:  # "File a.py, lines 1-80:" without the lines it announces
+            shown[0] = shown[0].removesuffix(":")
+        body = "\n    ".join(shown)
         line = Text("  ⎿ ", style="dim") + Text(body, style=style)
         if more and count_more:
             line.append(f"  (+{more:,} lines)", style="dim")
-        self.console.print(line)
+        self._print(line)
 
     def _print_diff(self, diff: str) -> None:
         shown, more = fold_head(diff_lines(diff), DIFF_LINES)
@@ -312,28 +280,28 @@ class RichUI:
             text.append("    " + item.text + "\n", style=DIFF_STYLES.get(item.kind, ""))
         if more:
             text.append(f"    … {more:,} more diff lines\n", style="dim")
-        self.console.print(text, end="")
+        self._print(text, end="")
 
     # -- notices, end of task -------------------------------------------------------------------
 
     def _notice(self, event: Notice) -> None:
         self._end_reply()
         style = NOTICE_STYLES.get(event.level, "")
-        self.console.print(Text(f"{event.level}: ", style=style) + Text(safe_text(event.message)))
+        self._print(Text(f"{event.level}: ", style=style) + Text(safe_text(event.message)))
 
     def _mode_switched(self, event: ModeSwitched) -> None:
         state = "on" if event.function_calling else "off: using the text tool protocol"
         self._notice(Notice("warning", f"function calling {state} ({event.reason})"))
         if event.hint:
-            self.console.print(Text(event.hint, style="dim"))
+            self._print(Text(event.hint, style="dim"))
 
     def _task_finished(self, event: TaskFinished) -> None:
         self._end_reply()
         self._started.clear()
         if event.reason == "interrupted":
-            self.console.print(Text("Interrupted. The session goes on; type a new message.", style="yellow"))
+            self._print(Text("Interrupted. The session goes on; type a new message.", style="yellow"))
         if self.status.last:
-            self.console.print(Text(self.status.last, style="dim"), justify="right")
+            self._print(Text(self.status.last, style="dim"), justify="right")
 
     # -- the front-end interface the session uses -----------------------------------------------
 
@@ -346,36 +314,62 @@ class RichUI:
         grid.add_column()
         for label, value in info.rows():
             grid.add_row(label, Text(value))
-        self.console.print(Group(title, grid))
+        self._print(Group(title, grid))
+        for line in info.offline_lines():
+            self._print(Text(wrap_hanging(line, self.console.width), style="bold red"))
         hint = "Enter sends · Alt+Enter or Esc Enter: new line · @ completes paths · /help · Ctrl-C stops"
-        self.console.print(Text(hint, style="dim"))
+        self._print(Text(hint, style="dim"))
 
     def say(self, text: str) -> None:
+        """A line for the user; a long one wraps under its last column (a doctor row's detail)."""
         self.stop_live()
-        self.console.print(Text(text))
+        self._print(Text(wrap_hanging(text, self.console.width)))
 
     def error(self, text: str) -> None:
         self.stop_live()
-        self.console.print(Text(text, style="bold red"))
+        self._print(Text(text, style="bold red"))
 
     def confirm(
         self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
     ) -> Answer:
-        """The approval prompt: exactly what will run, then yes / no (+ a sentence) / always."""
+        """The approval prompt: exactly what will run, then a menu answered by one key (yes / always /
+        no and what to do instead; Esc: no), or a typed answer when keys cannot be read."""
         self._end_reply()
         view = approval_view(call, preview, reason, scope)
-        self.console.print(Text("? ", style="bold yellow") + Text(view.title, style="bold"))
-        self.console.print(Text(f"  ({view.reason})", style="dim"))
+        self._print(Text("? ", style="bold yellow") + Text(view.title, style="bold"))
+        self._print(Text(f"  ({view.reason})", style="dim"))
         if view.command is not None:
-            self.console.print(Text("  $ ", style="dim") + Text(view.command, style="bold"))
+            self._print(Text("  $ ", style="dim") + Text(view.command, style="bold"))
         if view.summary:
-            self.console.print(Text("  " + view.summary))
+            self._print(Text("  " + view.summary))
         if view.diff:
             self._print_diff(view.diff)
         if view.text:
-            self.console.print(Text(view.text, style="dim"))
-        if view.always_note:
-            self.console.print(Text("  " + view.always_note, style="dim"))
+            self._print(Text(view.text, style="dim"))
+        if self.read_key is None:
+            return self._typed_answer(view.always_note)
+        for line in menu_lines(scope):
+            self._print(Text("  " + line))
+        try:
+            choice = None
+            while choice is None:
+                key = self.read_key()
+                choice = MENU_KEYS.get(key.lower() if len(key) == 1 else key)
+        except EOFError:
+            choice = "no"
+        self._print(Text(f"  → {CHOSEN[choice]}", style="dim"))
+        if choice != "instead":
+            return Answer(choice != "no", always=choice == "always")
+        try:
+            instead = self.ask(TELL_INSTEAD).strip()
+        except EOFError:
+            instead = ""
+        return Answer(False, message=instead or None)
+
+    def _typed_answer(self, always_note: str | None) -> Answer:
+        """Without single keys (no terminal to read them from): a typed line, as `parse_answer` reads it."""
+        if always_note:
+            self._print(Text("  " + always_note, style="dim"))
         while True:
             try:
                 answer = parse_answer(self.ask(QUESTION))
@@ -384,19 +378,13 @@ class RichUI:
             if answer is not None:
                 return answer
 
-    def debug_stream(self) -> _ConsoleLines:
-        return _ConsoleLines(self)
-
-
-class _ConsoleLines:
-    """A write()-able stream whose lines are printed dimmed through the console (the DEBUG log)."""
-
-    def __init__(self, ui: RichUI) -> None:
-        self.ui = ui
+    def debug_stream(self) -> RichUI:
+        """The DEBUG log's stream: this UI, whose `write` prints lines dimmed through the console."""
+        return self
 
     def write(self, text: str) -> int:
         for line in text.splitlines():
-            self.ui.console.print(Text(line, style="dim"))
+            self._print(Text(line, style="dim"))
         return len(text)
 
     def flush(self) -> None:

@@ -1,4 +1,5 @@
-"""The status line after each task: tokens in/out, generation speed, context used of the window.
+"""The status line after each task (tokens in/out, generation speed, context used of the window)
+and the live footer while a task runs (elapsed time, tokens so far, context used).
 
 `TaskStats` is an event consumer; `StatusLine.extras` is the hook for more fields (e.g. a telemetry
 consumer's prefix-cache hit rate): each extra is a callable returning a short string or None.
@@ -6,12 +7,23 @@ consumer's prefix-cache hit rate): each extra is a callable returning a short st
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..events import Event, RequestStarted, TaskFinished, TurnFinished, UsageReported
+from ..events import (
+    Event,
+    ReasoningDelta,
+    RequestStarted,
+    SessionStarted,
+    TaskFinished,
+    TextDelta,
+    TurnFinished,
+    UsageReported,
+)
 
 StatusField = Callable[[], str | None]
+CHARS_PER_TOKEN = 4  # the footer's estimate for tokens still streaming (usage comes at the end)
 
 
 def short_count(n: int) -> str:
@@ -21,6 +33,21 @@ def short_count(n: int) -> str:
     if n < 1_000_000:
         return f"{n / 1000:.1f}k"
     return f"{n / 1_000_000:.1f}M"
+
+
+def short_duration(seconds: float) -> str:
+    """4.25 -> '4.2s', 75 -> '1m 15s', 3700 -> '1h 01m'."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    return f"{minutes // 60}h {minutes % 60:02d}m"
+
+
+def context_share(used: int, window: int) -> str:
+    """'context 4.1k/32.8k (12%)'."""
+    return f"context {short_count(used)}/{short_count(window)} ({100 * used / window:.0f}%)"
 
 
 @dataclass
@@ -33,27 +60,40 @@ class TaskStats:
     requests: int = 0
     context_used: int | None = None  # the last request: prompt + completion
     context_window: int | None = None  # kept across tasks
+    last_context: int | None = None  # context_used, kept across tasks (the footer's first figure)
+    started: float | None = None  # monotonic time of the task's first request
+    streamed_chars: int = 0  # text and reasoning of the request streaming now (no usage yet)
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RequestStarted) and event.attempt == 1 and event.mode != "summary":
-            self.requests += 1
+        if isinstance(event, RequestStarted):
+            self.started = self.started or time.monotonic()
+            self.streamed_chars = 0
+            if event.attempt == 1 and event.mode != "summary":
+                self.requests += 1
+        elif isinstance(event, (TextDelta, ReasoningDelta)):
+            self.streamed_chars += len(event.text)
         elif isinstance(event, TurnFinished):
             first = event.first_token_seconds or 0.0
             self.generation_seconds += max(0.0, event.seconds - first)
         elif isinstance(event, UsageReported):
+            self.streamed_chars = 0
             self.prompt_tokens += event.usage.prompt_tokens
             self.completion_tokens += event.usage.completion_tokens
             self.context_used = event.usage.prompt_tokens + event.usage.completion_tokens
+            self.last_context = self.context_used
+            self.context_window = event.context_window or self.context_window
+        elif isinstance(event, SessionStarted):
             self.context_window = event.context_window or self.context_window
 
     def reset(self) -> None:
-        self.prompt_tokens = self.completion_tokens = self.requests = 0
+        self.prompt_tokens = self.completion_tokens = self.requests = self.streamed_chars = 0
         self.generation_seconds = 0.0
-        self.context_used = None
+        self.context_used = self.started = None
 
     @property
     def tokens_per_second(self) -> float | None:
-        if self.completion_tokens <= 0 or self.generation_seconds <= 0.05:
+        """Generation speed over the task; known once two tokens came after the first one's wait."""
+        if self.completion_tokens < 2 or self.generation_seconds <= 0:
             return None
         return self.completion_tokens / self.generation_seconds
 
@@ -82,12 +122,23 @@ class StatusLine:
         if speed is not None:
             parts.append(f"{speed:.1f} tok/s")
         if s.context_used is not None and s.context_window:
-            share = 100 * s.context_used / s.context_window
-            parts.append(
-                f"context {short_count(s.context_used)}/{short_count(s.context_window)} ({share:.0f}%)"
-            )
+            parts.append(context_share(s.context_used, s.context_window))
         for extra in self.extras:
             value = extra()
             if value:
                 parts.append(value)
+        return " · ".join(parts)
+
+    def footer(self, now: float | None = None) -> str | None:
+        """The live footer while a task runs: `task 12.3s · in 3.4k · out ~560 · context 4.1k/32.8k (12%)`.
+        Tokens still streaming (their usage comes at the end of the reply) are estimated: `~`."""
+        s = self.stats
+        if s.started is None:
+            return None
+        elapsed = (time.monotonic() if now is None else now) - s.started
+        streaming = (s.streamed_chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+        out = f"out {'~' if streaming else ''}{short_count(s.completion_tokens + streaming)}"
+        parts = [f"task {short_duration(elapsed)}", f"in {short_count(s.prompt_tokens)}", out]
+        if s.last_context is not None and s.context_window:
+            parts.append(context_share(s.last_context, s.context_window))
         return " · ".join(parts)

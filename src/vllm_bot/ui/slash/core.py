@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...tools.definitions import signature
+from ..display import columns
 from .registry import SLASH_COMMANDS, command
 
 
@@ -14,9 +15,12 @@ class ExitSession(Exception):
 
 @command("help", "List the commands")
 def _help(session: Any, arg: str) -> None:
-    for cmd in sorted(SLASH_COMMANDS.values(), key=lambda c: c.name):
-        usage = f" {cmd.usage}" if cmd.usage else ""
-        session.say(f"/{cmd.name}{usage}  {cmd.help}")
+    rows = [
+        (f"/{c.name} {c.usage}".rstrip(), c.help)
+        for c in sorted(SLASH_COMMANDS.values(), key=lambda c: c.name)
+    ]
+    for line in columns(rows):
+        session.say(line)
 
 
 @command("exit", "Leave the session")
@@ -32,8 +36,9 @@ def _clear(session: Any, arg: str) -> None:
 
 @command("tools", "List the tools and their parameters")
 def _tools(session: Any, arg: str) -> None:
-    for d in session.executor.definitions:
-        session.say(f"{signature(d)}  {d['function'].get('description', '')}")
+    rows = [(signature(d), d["function"].get("description", "")) for d in session.executor.definitions]
+    for line in columns(rows):
+        session.say(line)
 
 
 @command("fc", "Turn native function calling on or off", "on|off")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from ...config import ApprovalMode
+from ..display import columns
 from ..status import short_count
 from .registry import command
 
@@ -24,10 +25,15 @@ def _model(session: Any, arg: str) -> None:
     client = session.client
     models = client.list_models()
     if not arg:
-        for m in models:
-            mark = "*" if m.id == client.model else " "
-            window = f"  max_model_len {m.max_model_len:,}" if m.max_model_len else ""
-            session.say(f"{mark} {m.id}{window}")
+        rows = [
+            (
+                f"{'*' if m.id == client.model else ' '} {m.id}",
+                f"max_model_len {m.max_model_len:,}" if m.max_model_len else "",
+            )
+            for m in models
+        ]
+        for line in columns(rows):
+            session.say(line)
         return
     if arg not in {m.id for m in models}:
         served = ", ".join(m.id for m in models) or "none"
