@@ -35,6 +35,7 @@ from .safegit import git_errors as git_errors
 REF_ROOT = "refs/vllm-bot/checkpoints"
 DEFAULT_MAX_FILE_MB = 50
 PRIVATE_GIT_DIR = "git"  # inside .vllm-bot/
+JUNK_FILE = "snapshot-excludes"  # inside .vllm-bot/: git.private_excludes, for a user repository
 # Byte-exact snapshots whatever anyone's config says; no gc while we write.
 SHADOW_CONFIG = {
     "core": {"repositoryformatversion": "0", "bare": "false", "autocrlf": "false", "filemode": "true",
@@ -91,6 +92,7 @@ class GitRepo:
     user: UserRepo | None = None
     max_file_bytes: int | None = DEFAULT_MAX_FILE_MB * 2**20  # bigger new files stay out of snapshots
     extra_env: dict[str, str] = field(default_factory=dict)  # see `seeing_user_objects`
+    junk: tuple[str, ...] = ()  # in a user repository: untracked build junk left out (private_excludes)
 
     @property
     def top(self) -> Path:
@@ -164,7 +166,21 @@ def open_repo(workspace: Path, state_dir: Path, excludes: list[str] | None = Non
     _write_config(git_dir, place)
     _write_excludes(git_dir, place, excludes)
     runner = GitRunner(GitPlace(git_dir, workspace, git_dir))
-    return GitRepo(workspace, git_dir, runner, user)
+    junk = _junk_patterns(state_dir, excludes) if user is not None else ()
+    return GitRepo(workspace, git_dir, runner, user, junk=junk)
+
+
+def _junk_patterns(state_dir: Path, excludes: list[str] | None) -> tuple[str, ...]:
+    """In the user's repository, untracked files matching `excludes` (`__pycache__/`, `*.pyc`) stay
+    out of snapshots even without a .gitignore, but files the user's git tracks never do (so they
+    cannot go to info/exclude). Kept in the state dir: `undo` and `diff` from the shell pass None."""
+    saved = state_dir / JUNK_FILE
+    if excludes is None:
+        return tuple(saved.read_text(encoding="utf-8").splitlines()) if saved.is_file() else ()
+    wanted = "".join(f"{line}\n" for line in excludes)
+    if not saved.is_file() or saved.read_text(encoding="utf-8") != wanted:
+        atomic_write(saved, wanted)
+    return tuple(excludes)
 
 
 def _init_store(git_dir: Path, workspace: Path) -> None:

@@ -55,7 +55,8 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     if not index.exists():
         _seed(repo, index)
     big = large_new_files(repo, index)
-    pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path, _ in big)]
+    left_out = [path for path, _ in big] + new_junk(repo, index)
+    pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path in left_out)]
     skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
     try:
         repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
@@ -90,6 +91,20 @@ def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
             big.append((path, info.st_size))
     tracked = _tracked_by_user(repo, [path for path, _ in big])
     return [(path, size) for path, size in big if path not in tracked]
+
+
+def new_junk(repo: GitRepo, index: Path) -> list[str]:
+    """Untracked files matching `repo.junk` (read by git as .gitignore patterns) that the user's
+    repository does not track: build output such as `__pycache__/` in a repository with no .gitignore."""
+    if not repo.junk:
+        return []
+    listed = repo.run(
+        "ls-files", "--others", "--ignored", *(f"--exclude={p}" for p in repo.junk), "-z", "--",
+        *repo.add_scope(), index=index,
+    )  # fmt: skip
+    junk = list(filter(None, listed.split("\0")))
+    tracked = _tracked_by_user(repo, junk)
+    return [path for path in junk if path not in tracked]
 
 
 def _tracked_by_user(repo: GitRepo, paths: list[str]) -> set[str]:
