@@ -79,3 +79,12 @@ def make_executor(workspace: Path) -> Any:
     except ImportError:
         return RegistryExecutor()
     return ToolExecutor(workspace, ToolsConfig(), state_dir=workspace / ".vllm-bot")
+
+
+def wait_until(condition: Any, timeout: float = 30.0) -> None:
+    """Poll `condition()` until it is true; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition did not come true in time")
+        time.sleep(0.05)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...tools.definitions import signature
-from .registry import SLASH_COMMANDS, command
+from .registry import command, commands_for
 
 
 class ExitSession(Exception):
@@ -14,7 +14,7 @@ class ExitSession(Exception):
 
 @command("help", "List the commands")
 def _help(session: Any, arg: str) -> None:
-    for cmd in sorted(SLASH_COMMANDS.values(), key=lambda c: c.name):
+    for cmd in sorted(commands_for(session).values(), key=lambda c: c.name):
         usage = f" {cmd.usage}" if cmd.usage else ""
         session.say(f"/{cmd.name}{usage}  {cmd.help}")
 
