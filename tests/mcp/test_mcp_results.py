@@ -4,7 +4,10 @@ import json
 
 import pytest
 
+from vllm_bot.calls import AssistantTurn, ToolCall
+from vllm_bot.conversation import Conversation, ToolResults
 from vllm_bot.mcp.results import cap, convert_result
+from vllm_bot.model.context import shrink_results
 
 PNG = "iVBORw0KGgo" * 4
 
@@ -134,3 +137,24 @@ def test_resource_links_say_how_to_read_them_when_the_server_is_known():
 
 def test_cap_keeps_short_text():
     assert cap("short", 10) == "short"
+
+
+def test_a_capped_result_cut_again_for_the_window_carries_one_marker():
+    """The MCP cap and the context window's cut do not stack two markers (the second with advice
+    meant for read): one marker, the total count, advice an MCP tool can follow."""
+    long = "".join(f"line {i:05d}\n" for i in range(5000))  # 55,000 characters
+    conversation = Conversation()
+    conversation.add_user("task")
+    for i in range(2):
+        call = ToolCall(f"c{i}", "mcp__s__t", {})
+        conversation.add_turn(AssistantTurn(content="", tool_calls=[call]))
+        conversation.add_results(
+            [convert_result(call.id, call.name, {"content": [text(long)]}, 20000)], "native"
+        )
+    assert shrink_results(conversation, keep_turns=1, keep_chars=2000) == 1
+    cut = [e.results[0].value for e in conversation.entries if isinstance(e, ToolResults)][0]
+    markers = [line for line in cut.splitlines() if line.startswith("[...")]
+    assert len(markers) == 1 and "read with offset" not in markers[0]
+    kept = len(cut) - len(markers[0]) - 2  # the original text left around the marker line
+    assert markers[0].startswith(f"[... {len(long) - kept} characters")
+    assert cut.startswith("line 00000\n") and cut.endswith("line 04999\n")

@@ -1,13 +1,16 @@
 """A server for the fault cases: it dies in the middle of a call, takes its time, reports progress,
-notices cancellation, logs, writes junk on its stdout and changes its tool list."""
+notices cancellation, sends log messages, changes its tool list; with FLAKY_JUNK set it writes a line
+that is not an MCP message on its stdout first."""
 
 import os
 import sys
 import time
+import warnings
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
+warnings.simplefilter("ignore")  # ctx.info() & co. are deprecated in 2026-07-28; we still test them
 server = MCPServer("flaky")
 if os.environ.get("FLAKY_JUNK"):  # before the handshake: a line that is not an MCP message
     os.write(1, b"flaky: hello from a print() that should have gone to stderr\n")
@@ -62,10 +65,11 @@ async def chatter(ctx: Context) -> str:
 
 
 @server.tool()
-def junk() -> str:
-    """Write a line that is not an MCP message on stdout, then answer."""
-    os.write(1, b"this is not JSON\n")
-    return "wrote junk"
+def whoami(ctx: Context) -> str:
+    """The name and version the client introduced itself with."""
+    params = ctx.request_context.session.client_params
+    info = params.client_info if params else None
+    return f"{info.name} {info.version}" if info else "(the client did not say)"
 
 
 @server.tool()
