@@ -152,7 +152,7 @@ def test_a_capped_result_cut_again_for_the_window_carries_one_marker():
             [convert_result(call.id, call.name, {"content": [text(long)]}, 20000)], "native"
         )
     assert shrink_results(conversation, keep_turns=1, keep_chars=2000) == 1
-    cut = [e.results[0].value for e in conversation.entries if isinstance(e, ToolResults)][0]
+    cut = next(e.results[0].value for e in conversation.entries if isinstance(e, ToolResults))
     markers = [line for line in cut.splitlines() if line.startswith("[...")]
     assert len(markers) == 1 and "read with offset" not in markers[0]
     kept = len(cut) - len(markers[0]) - 2  # the original text left around the marker line
