@@ -267,3 +267,19 @@ def test_no_servers_configured(tmp_path):
         h.close()
     assert lines == ["No MCP servers configured (mcp.servers in config.json; see docs/mcp.md)."]
     assert not [e for e in h.events if isinstance(e, Notice)]
+
+
+def test_text_mode_error_hint_shows_the_expected_shape_once(tmp_path):
+    script = [
+        Reply(content='TOOL_CALL: {"name": "mcp__basic__echo", "args": {"txt": "a"}}'),
+        Reply(content="Sorry."),
+    ]
+    with FakeVLLM(script, mode="noparser") as server:
+        h = Harness(tmp_path, server, {"basic": stdio("basic")}, function_calling=False)
+        try:
+            h.run()
+        finally:
+            h.close()
+        server.assert_done()
+    user = server.requests[1]["messages"][-1]["content"]
+    assert user.count('Expected mcp__basic__echo(text), arguments like {"text": "<string>"}') == 1

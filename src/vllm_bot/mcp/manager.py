@@ -81,6 +81,7 @@ class McpManager:
         if state.status == "connected":
             with self._lock:
                 state.status, state.error, state.restart_now = "starting", None, True
+                state.last_auto_restart = -1e9  # a restart the user asked for earns a new automatic one
                 state.settled.clear()
             self._loop.call_soon_threadsafe(self.supervisor.wake, state)
             return True
