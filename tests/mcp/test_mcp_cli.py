@@ -128,3 +128,20 @@ def test_interactive_slash_mcp(tmp_path):
         done = cli(*args, cwd=tmp_path, stdin="/mcp\n/exit\n")
     assert done.returncode == 0, done.stderr
     assert "basic: " in done.stderr  # connected, or still starting when /mcp came first
+
+
+def test_junk_on_stdout_in_a_headless_run_is_one_warning_line(tmp_path):
+    junk = stdio_json("flaky", env={"FLAKY_JUNK": "1"}, allow=True)
+    config = write_config(tmp_path, {"mcp": {"servers": {"junk": junk}}})
+    script = [Reply(calls=[Call("mcp__junk__sleep", {"seconds": 0})]), Reply(content="Slept.")]
+    with FakeVLLM(script) as server:
+        args = ["--config", config, "--base-url", server.base_url, "--workspace", str(tmp_path)]
+        done = cli("-p", "sleep", *args, cwd=tmp_path)
+        server.assert_done()
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Failed to parse" not in done.stderr
+    warned = [line for line in done.stderr.splitlines() if "not an MCP message" in line]
+    assert warned == [
+        "warning: MCP server junk: it wrote a line on stdout that is not an MCP message (ignored) "
+        f"(see {tmp_path}/.vllm-bot/mcp/junk.log)"
+    ]
