@@ -200,10 +200,11 @@ def test_slash_mcp_lists_servers_and_tools(tmp_path):
     assert lines[0].startswith("basic: connected, 2 tools, ~") and f"[stdio: {sys.executable}" in lines[0]
     assert re.fullmatch(r"  mcp__basic__echo  \(~\d+ tokens, read-only\)", lines[1])
     assert re.fullmatch(r"  mcp__basic__fail  \(~\d+ tokens, destructive\)", lines[2])
-    assert lines[3] == "missing: failed  [stdio: /nonexistent/mcp-server]"
-    assert lines[4] == "  error: command not found: /nonexistent/mcp-server"
-    assert lines[5] == "Usage: /mcp, /mcp restart NAME, /mcp off NAME [TOOL...], /mcp on NAME [TOOL...]"
-    assert lines[6] == "No MCP server named 'nope' (servers: basic, missing)."
+    assert lines[3] == "  prompts: /mcp__basic__review"
+    assert lines[4] == "missing: failed  [stdio: /nonexistent/mcp-server]"
+    assert lines[5] == "  error: command not found: /nonexistent/mcp-server"
+    assert lines[6] == "Usage: /mcp, /mcp restart NAME, /mcp off NAME [TOOL...], /mcp on NAME [TOOL...]"
+    assert lines[7] == "No MCP server named 'nope' (servers: basic, missing)."
     # /mcp also registered the tools and showed the start-up warning.
     assert "mcp__basic__echo" in tool_names(h.executor.definitions)
     assert h.events.notices() == [

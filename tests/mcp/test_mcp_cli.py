@@ -67,7 +67,8 @@ def test_mcp_list_json_exits_0_when_all_enabled_servers_connect(tmp_path):
         "off": False,
     }
     assert row["tokens"] > 0 and all(t["tokens"] > 0 for t in row["tools"])
-    assert row["error"] is None and row["warnings"] == [] and row["prompts"] == []
+    assert row["error"] is None and row["warnings"] == [] and row["prompts"] == ["/mcp__basic__review"]
+    assert row["resources"] is True
     # The server wrote nothing to its log, so the report points at none.
     assert row["log"] is None and (tmp_path / ".vllm-bot" / "mcp" / "basic.log").read_text() == ""
 
