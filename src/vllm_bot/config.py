@@ -360,10 +360,8 @@ def _from_env(cfg: Config, key: str, raw: str, var: str) -> Any:
     section, name = key.split(".")
     tp = typing.get_type_hints(type(getattr(cfg, section)))[name]
     if tp is bool:
-        if raw.strip().lower() in _TRUE:
-            return True
-        if raw.strip().lower() in _FALSE:
-            return False
+        if raw.strip().lower() in _TRUE | _FALSE:
+            return raw.strip().lower() in _TRUE
         raise ConfigError(f"environment variable {var}: must be 1/0 or true/false, got {raw!r}")
     return raw
 
