@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from vllm_bot.calls import ToolCall, ToolResult
 from vllm_bot.config import McpServerConfig, ToolsConfig
@@ -31,12 +35,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_http_server(port: int) -> subprocess.Popen[bytes]:
-    """basic.py over streamable HTTP on 127.0.0.1:port, once it accepts connections."""
+def start_http_server(port: int, command: list[str] | None = None, env: dict[str, str] | None = None) -> Any:
+    """An MCP server over streamable HTTP on 127.0.0.1:port (basic.py unless `command` is given),
+    once it accepts connections."""
     proc = subprocess.Popen(
-        [sys.executable, str(SERVERS / "basic.py"), "--http", str(port)],
+        command or [sys.executable, str(SERVERS / "basic.py"), "--http", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -49,6 +55,45 @@ def start_http_server(port: int) -> subprocess.Popen[bytes]:
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("the HTTP test server did not start")
+
+
+# Reference servers nobody here wrote, installed by .ci/run into .mcp-servers/ (git-ignored): the
+# PyPI ones in a venv of their own, server-everything from npm. Locally their tests skip with these
+# commands; in CI (CI=true) a missing one fails the test.
+REFERENCE = Path(__file__).resolve().parents[1] / ".mcp-servers"
+REFERENCE_INSTALL = {
+    "pypi": "python3 -m venv .mcp-servers/venv && .mcp-servers/venv/bin/pip install "
+    "mcp-server-time==2026.10.19 mcp-server-git==2026.10.19",
+    "npm": "npm install --prefix .mcp-servers/npm @modelcontextprotocol/server-everything@2026.8.31",
+}
+REFERENCE_PATHS = {
+    "time": ("pypi", REFERENCE / "venv" / "bin" / "mcp-server-time"),
+    "git": ("pypi", REFERENCE / "venv" / "bin" / "mcp-server-git"),
+    "everything": (
+        "npm",
+        REFERENCE
+        / "npm"
+        / "node_modules"
+        / "@modelcontextprotocol"
+        / "server-everything"
+        / "dist"
+        / "index.js",
+    ),
+}
+
+
+def reference_command(name: str) -> list[str]:
+    """The command that starts reference server `name` over stdio; skips (fails in CI) without it."""
+    source, path = REFERENCE_PATHS[name]
+    node = shutil.which("node")
+    if not path.exists() or (source == "npm" and node is None):
+        message = (
+            f"reference MCP server {name} is not installed; from the checkout: {REFERENCE_INSTALL[source]}"
+        )
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return [str(node), str(path)] if source == "npm" else [str(path)]
 
 
 class RegistryExecutor:
@@ -79,3 +124,12 @@ def make_executor(workspace: Path) -> Any:
     except ImportError:
         return RegistryExecutor()
     return ToolExecutor(workspace, ToolsConfig(), state_dir=workspace / ".vllm-bot")
+
+
+def wait_until(condition: Any, timeout: float = 30.0) -> None:
+    """Poll `condition()` until it is true; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition did not come true in time")
+        time.sleep(0.05)

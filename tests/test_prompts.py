@@ -19,8 +19,8 @@ def test_native_prompt_has_role_and_workspace_but_no_text_sections():
 def test_text_prompt_lists_every_tool_from_definitions_and_teaches_format():
     text = build(True)
     assert "## Available Tools" in text and "## Tool Call Format" in text
-    assert "- **read(path, offset?, limit?)**: Read" in text
-    assert "- **edit(path, oldText, newText, replace_all?)**" in text
+    assert "- **read(path: string, offset?: integer, limit?: integer)**: Read" in text
+    assert "- **edit(path: string, oldText: string, newText: string, replace_all?: boolean)**" in text
     assert 'TOOL_CALL: {"name": "read", "args": {' in text
 
 
@@ -38,7 +38,7 @@ def test_listing_follows_the_definitions():
         },
     }
     listing = tool_listing([*TOOL_DEFINITIONS, extra])
-    assert "- **grep(pattern)**: Search." in listing
+    assert "- **grep(pattern: string)**: Search." in listing
 
 
 def test_missing_variable_is_an_error():

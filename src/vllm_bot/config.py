@@ -124,14 +124,14 @@ class McpServerConfig:
     timeout: float | None = ranged(None, above=0, says="a positive number of seconds")  # None: mcp.timeout
     allow: bool | list[str] = False  # true: every tool runs without asking; or a list of tool names
     enabled: bool = True
+    enabled_tools: list[str] | None = None  # only these tools are offered (None: all it lists)
+    disabled_tools: list[str] = field(default_factory=list)  # never offered (names as in `allow`)
 
     def check(self, key: str, source: str) -> None:
         """Cross-field rule the type checks cannot express."""
         if (self.command is None) == (self.url is None):
-            raise ConfigError(
-                f"{source}: '{key}' needs exactly one of 'command' (a local stdio server) "
-                "or 'url' (an HTTP server)"
-            )
+            what = "'command' (a local stdio server) or 'url' (an HTTP server)"
+            raise ConfigError(f"{source}: '{key}' needs exactly one of {what}")
 
 
 @dataclass
@@ -139,6 +139,7 @@ class McpConfig:
     servers: dict[str, McpServerConfig] = field(default_factory=dict)
     timeout: float = ranged(60.0, above=0)  # seconds for one tool call (a server may override it)
     startup_timeout: float = ranged(30.0, above=0)  # seconds to start a server and list its tools
+    max_call_time: float = ranged(600.0, above=0)  # a call reporting progress outlives timeout up to this
 
 
 @dataclass
@@ -360,10 +361,8 @@ def _from_env(cfg: Config, key: str, raw: str, var: str) -> Any:
     section, name = key.split(".")
     tp = typing.get_type_hints(type(getattr(cfg, section)))[name]
     if tp is bool:
-        if raw.strip().lower() in _TRUE:
-            return True
-        if raw.strip().lower() in _FALSE:
-            return False
+        if raw.strip().lower() in _TRUE | _FALSE:
+            return raw.strip().lower() in _TRUE
         raise ConfigError(f"environment variable {var}: must be 1/0 or true/false, got {raw!r}")
     return raw
 
@@ -385,15 +384,8 @@ def _type_name(tp: Any) -> str:
 
 
 def _describe(value: Any) -> str:
-    kind = {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "an object",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
+    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list"}
+    kind = {**kinds, dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
     shown = json.dumps(value)[:60] if not isinstance(value, (dict, list)) else ""
     return f"{kind} {shown}".strip()
 

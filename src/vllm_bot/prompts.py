@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import string
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,8 @@ def render(template: str, variables: dict[str, Any], source: str = "prompt") -> 
 
 
 def tool_listing(definitions: list[dict[str, Any]]) -> str:
-    """One Markdown line per tool: `- **read(path, offset?, limit?)**: description. offset: ...`."""
+    """One Markdown line per tool: `- **read(path: string, offset?: integer)**: description. offset: ...`
+    (types, enums and nested shapes come from the schema: tools/definitions.signature)."""
     lines = []
     for d in definitions:
         fn = d["function"]
@@ -81,15 +83,16 @@ def system_prompt(
 
 class SystemPrompts:
     """The model client's `system_prompt(text_mode, definitions)`: rendered once per (mode, tool set),
-    so an unchanged prefix keeps vLLM's prefix cache hitting."""
+    so an unchanged prefix keeps vLLM's prefix cache hitting. The tool set is the definitions' content,
+    not only their names: an MCP server that changes a tool's parameters changes the prompt too."""
 
     def __init__(self, config: SystemPromptConfig, workspace: str) -> None:
         self.config = config
         self.workspace = workspace
-        self._rendered: dict[tuple[bool, tuple[str, ...]], str] = {}
+        self._rendered: dict[tuple[bool, str], str] = {}
 
     def __call__(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
-        key = (text_mode, tuple(d["function"]["name"] for d in definitions))
+        key = (text_mode, json.dumps(definitions, sort_keys=True))
         if key not in self._rendered:
             self._rendered[key] = system_prompt(
                 self.config.template,

@@ -17,6 +17,7 @@ from .errors import ServerUnreachable
 from .events import Emit, Event, Notice, SessionStarted
 from .history.store import attach_history
 from .mcp.bridge import McpTools
+from .mcp.mentions import attach_resources
 from .model.capabilities import CapabilityCache, ModeMemory, configure
 from .model.client import ModelClient
 from .model.telemetry import for_session
@@ -185,16 +186,22 @@ class Session:
         return run_repl(self)
 
     def with_mentions(self, text: str) -> str:
-        """The user's message with the files it `@`-mentions attached; says what was (mentions.py)."""
+        """The user's message with the files (`@path`) and MCP resources (`@server:uri`) it mentions
+        attached; says what was (tools/mentions.py, mcp/mentions.py)."""
 
         def read(path: str) -> Any:
             return self.executor.execute("read", {"path": path})
 
         ratio = self.client.context.counter.chars_per_token
-        found = attach(text, self.workspace, read, budget_for(self.client.context_window, ratio))
-        for line in found.attached:
+        budget = budget_for(self.client.context_window, ratio)
+        blocks: list[str] = []
+        told: list[str] = []
+        if self.mcp.manager is not None:
+            blocks, told, budget = attach_resources(text, self.mcp.manager, budget)
+        found = attach(text, self.workspace, read, budget)
+        for line in [*told, *found.attached]:
             self.say(line)
-        return found.text
+        return "\n\n".join([found.text, *blocks])
 
     def say(self, text: str) -> None:
         """A line for the user (slash command output)."""

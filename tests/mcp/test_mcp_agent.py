@@ -1,6 +1,7 @@
 """MCP tools through the whole loop: the fake vLLM server calls them in function-calling and text
 mode, and their results reach the model with the right kind."""
 
+import re
 import sys
 from types import SimpleNamespace
 
@@ -100,8 +101,8 @@ def test_mcp_tools_in_both_modes(tmp_path, mode, function_calling):
         assert second["tools"] == first["tools"]  # same tool set: the prefix cache keeps hitting
     else:
         assert "tools" not in first
-        assert "**mcp__basic__echo(text)**: Return the text unchanged" in system
-        assert "**mcp__basic__fail(reason)**" in system
+        assert "**mcp__basic__echo(text: string)**: Return the text unchanged" in system
+        assert "**mcp__basic__fail(reason: string)**" in system
         user = second["messages"][-1]
         assert user["role"] == "user"
         assert "[Tool result] mcp__basic__echo succeeded:\necho: hi" in user["content"]
@@ -173,12 +174,14 @@ def test_crash_mid_call_and_missing_command_do_not_stop_the_session(tmp_path):
     assert outcome.reason == "done"
     warnings = h.events.notices()
     assert "MCP server missing is not available: command not found: /nonexistent/mcp-server" in warnings
-    assert any(w.startswith("MCP server flaky stopped: the server process exited") for w in warnings)
+    assert any(w.startswith("MCP server flaky stopped (the server process exited") for w in warnings)
     crashed = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert crashed[0].startswith("ERROR: MCP server flaky stopped while running crash")
+    assert "vllm-bot is restarting it" in crashed[0]
     later = [m["content"] for m in server.requests[2]["messages"] if m["role"] == "tool"]
-    assert later[-1].startswith("ERROR: MCP server flaky has stopped")
+    assert later[-1] == "slept 0.0"  # the restarted server answered
     assert "mcp__missing" not in str(server.requests[0]["tools"])
+    assert server.requests[2]["tools"] == server.requests[0]["tools"]  # the tools stayed meanwhile
 
 
 def test_slash_mcp_lists_servers_and_tools(tmp_path):
@@ -190,21 +193,69 @@ def test_slash_mcp_lists_servers_and_tools(tmp_path):
         try:
             h.mcp.manager.wait(60)
             dispatch(session, "/mcp")
-            dispatch(session, "/mcp restart basic")
             dispatch(session, "/mcp frobnicate")
+            dispatch(session, "/mcp restart nope")
         finally:
             h.close()
     assert lines[0].startswith("basic: connected, 2 tools, ~") and f"[stdio: {sys.executable}" in lines[0]
-    assert lines[1:3] == ["  mcp__basic__echo  (read-only)", "  mcp__basic__fail  (destructive)"]
-    assert lines[3] == "missing: failed  [stdio: /nonexistent/mcp-server]"
-    assert lines[4] == "  error: command not found: /nonexistent/mcp-server"
-    assert lines[5].startswith("Cannot restart 'basic'")
-    assert lines[6] == "Usage: /mcp, or /mcp restart NAME"
+    assert re.fullmatch(r"  mcp__basic__echo  \(~\d+ tokens, read-only\)", lines[1])
+    assert re.fullmatch(r"  mcp__basic__fail  \(~\d+ tokens, destructive\)", lines[2])
+    assert lines[3] == "  prompts: /mcp__basic__review"
+    assert lines[4] == "missing: failed  [stdio: /nonexistent/mcp-server]"
+    assert lines[5] == "  error: command not found: /nonexistent/mcp-server"
+    assert lines[6] == "Usage: /mcp, /mcp restart NAME, /mcp off NAME [TOOL...], /mcp on NAME [TOOL...]"
+    assert lines[7] == "No MCP server named 'nope' (servers: basic, missing)."
     # /mcp also registered the tools and showed the start-up warning.
     assert "mcp__basic__echo" in tool_names(h.executor.definitions)
     assert h.events.notices() == [
         "MCP server missing is not available: command not found: /nonexistent/mcp-server"
     ]
+
+
+def test_slash_mcp_turns_tools_and_servers_off_and_on(tmp_path):
+    with FakeVLLM([]) as server:
+        h = Harness(tmp_path, server, {"basic": stdio("basic")})
+        lines = []
+        session = SimpleNamespace(mcp=h.mcp, say=lines.append)
+        try:
+            h.mcp.sync(wait=True)
+            offered = lambda: [n for n in tool_names(h.executor.definitions) if n.startswith("mcp__")]  # noqa: E731
+            assert offered() == ["mcp__basic__echo", "mcp__basic__fail"]
+            dispatch(session, "/mcp off basic fail")
+            assert offered() == ["mcp__basic__echo"]
+            dispatch(session, "/mcp")
+            assert "  mcp__basic__fail  (off, destructive)" in lines
+            assert any(line.startswith("basic: connected, 1 tool, ~") for line in lines)
+            dispatch(session, "/mcp off basic")
+            assert offered() == []
+            assert "off for this session" in h.mcp.manager.call("mcp__basic__echo", {"text": "x"}).value
+            dispatch(session, "/mcp on basic")
+            assert offered() == ["mcp__basic__echo"]  # fail stays off: it was turned off by name
+            dispatch(session, "/mcp on basic mcp__basic__fail")
+            assert offered() == ["mcp__basic__echo", "mcp__basic__fail"]
+            dispatch(session, "/mcp off basic nosuch")
+        finally:
+            h.close()
+    assert lines[0] == "Turned fail of MCP server basic off for this session; the model no longer sees them."
+    assert lines[-2] == "MCP server basic has no tool named nosuch; /mcp lists them."
+
+
+def test_config_enabled_and_disabled_tools(tmp_path):
+    servers = {
+        "only": stdio("basic", enabled_tools=["echo", "nosuch"]),
+        "less": stdio("basic", disabled_tools=["mcp__less__fail"]),
+    }
+    with FakeVLLM([]) as server:
+        h = Harness(tmp_path, server, servers)
+        try:
+            h.mcp.sync(wait=True)
+            names = [n for n in tool_names(h.executor.definitions) if n.startswith("mcp__")]
+            rows = {s.name: s for s in h.mcp.manager.snapshot()}
+        finally:
+            h.close()
+    assert names == ["mcp__only__echo", "mcp__less__echo"]
+    assert rows["only"].hidden == ["fail"] and rows["less"].hidden == ["fail"]
+    assert "MCP server only: no tool named 'nosuch' (enabled/disabled_tools)" in h.events.notices()
 
 
 def test_no_servers_configured(tmp_path):
@@ -217,3 +268,19 @@ def test_no_servers_configured(tmp_path):
         h.close()
     assert lines == ["No MCP servers configured (mcp.servers in config.json; see docs/mcp.md)."]
     assert not [e for e in h.events if isinstance(e, Notice)]
+
+
+def test_text_mode_error_hint_shows_the_expected_shape_once(tmp_path):
+    script = [
+        Reply(content='TOOL_CALL: {"name": "mcp__basic__echo", "args": {"txt": "a"}}'),
+        Reply(content="Sorry."),
+    ]
+    with FakeVLLM(script, mode="noparser") as server:
+        h = Harness(tmp_path, server, {"basic": stdio("basic")}, function_calling=False)
+        try:
+            h.run()
+        finally:
+            h.close()
+        server.assert_done()
+    user = server.requests[1]["messages"][-1]["content"]
+    assert user.count('Expected mcp__basic__echo(text), arguments like {"text": "<string>"}') == 1

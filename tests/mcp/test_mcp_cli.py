@@ -1,6 +1,7 @@
 """`python cli.py mcp list` and `python cli.py -p` with MCP servers, as the user runs them."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,8 +43,9 @@ def test_mcp_list_reports_each_server_and_fails_when_one_is_down(tmp_path):
     done = cli("mcp", "list", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("basic: connected, 2 tools")
-    assert lines[1:3] == ["  mcp__basic__echo  (read-only)", "  mcp__basic__fail  (destructive)"]
+    assert lines[0].startswith("basic: connected, 2 tools, ~")
+    assert re.fullmatch(r"  mcp__basic__echo  \(~\d+ tokens, read-only\)", lines[1])
+    assert re.fullmatch(r"  mcp__basic__fail  \(~\d+ tokens, destructive\)", lines[2])
     assert "missing: failed  [stdio: /nonexistent/mcp-server]" in lines
     assert "  error: command not found: /nonexistent/mcp-server" in lines
     assert "off: disabled  [http: http://127.0.0.1:9/mcp]" in lines
@@ -57,9 +59,34 @@ def test_mcp_list_json_exits_0_when_all_enabled_servers_connect(tmp_path):
     [row] = json.loads(done.stdout)
     assert row["name"] == "basic" and row["status"] == "connected" and row["transport"] == "stdio"
     assert [t["name"] for t in row["tools"]] == ["mcp__basic__echo", "mcp__basic__fail"]
-    assert row["tools"][0] == {"name": "mcp__basic__echo", "mcp_name": "echo", "hints": ["read-only"]}
-    assert row["tokens"] > 0 and row["error"] is None
-    assert Path(row["log"]).parent == tmp_path / ".vllm-bot" / "mcp"
+    echo = row["tools"][0]
+    assert {k: echo[k] for k in ("name", "mcp_name", "hints", "off")} == {
+        "name": "mcp__basic__echo",
+        "mcp_name": "echo",
+        "hints": ["read-only"],
+        "off": False,
+    }
+    assert row["tokens"] > 0 and all(t["tokens"] > 0 for t in row["tools"])
+    assert row["error"] is None and row["warnings"] == [] and row["prompts"] == ["/mcp__basic__review"]
+    assert row["resources"] is True
+    # The server wrote nothing to its log, so the report points at none.
+    assert row["log"] is None and (tmp_path / ".vllm-bot" / "mcp" / "basic.log").read_text() == ""
+
+
+def test_junk_on_a_servers_stdout_is_one_warning_and_no_traceback(tmp_path):
+    junk = stdio_json("flaky", env={"FLAKY_JUNK": "1"})
+    config = write_config(tmp_path, {"mcp": {"servers": {"junk": junk}}})
+    done = cli("mcp", "list", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr and done.stderr == ""
+    log = tmp_path / ".vllm-bot" / "mcp" / "junk.log"
+    assert (
+        "  warning: it wrote a line on stdout that is not an MCP message (ignored)"
+        in done.stdout.splitlines()
+    )
+    text = log.read_text()
+    assert "[mcp-client] ERROR mcp.client.stdio: Failed to parse JSONRPC message from server" in text
+    assert "[mcp-client] Traceback (most recent call last):" in text
 
 
 def test_mcp_list_bad_config_is_a_usage_error(tmp_path):
@@ -102,3 +129,20 @@ def test_interactive_slash_mcp(tmp_path):
         done = cli(*args, cwd=tmp_path, stdin="/mcp\n/exit\n")
     assert done.returncode == 0, done.stderr
     assert "basic: " in done.stderr  # connected, or still starting when /mcp came first
+
+
+def test_junk_on_stdout_in_a_headless_run_is_one_warning_line(tmp_path):
+    junk = stdio_json("flaky", env={"FLAKY_JUNK": "1"}, allow=True)
+    config = write_config(tmp_path, {"mcp": {"servers": {"junk": junk}}})
+    script = [Reply(calls=[Call("mcp__junk__sleep", {"seconds": 0})]), Reply(content="Slept.")]
+    with FakeVLLM(script) as server:
+        args = ["--config", config, "--base-url", server.base_url, "--workspace", str(tmp_path)]
+        done = cli("-p", "sleep", *args, cwd=tmp_path)
+        server.assert_done()
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Failed to parse" not in done.stderr
+    warned = [line for line in done.stderr.splitlines() if "not an MCP message" in line]
+    assert warned == [
+        "warning: MCP server junk: it wrote a line on stdout that is not an MCP message (ignored) "
+        f"(see {tmp_path}/.vllm-bot/mcp/junk.log)"
+    ]

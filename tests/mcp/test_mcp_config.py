@@ -16,6 +16,16 @@ def load(tmp_path, data):
 def test_defaults(tmp_path):
     config, _ = load(tmp_path, {})
     assert config.mcp.servers == {} and config.mcp.timeout == 60.0 and config.mcp.startup_timeout == 30.0
+    assert config.mcp.max_call_time == 600.0
+
+
+def test_tool_filters_and_the_progress_cap(tmp_path):
+    server = {"command": "srv", "enabled_tools": ["a", "mcp__s__b"], "disabled_tools": ["c"]}
+    config, _ = load(tmp_path, {"mcp": {"max_call_time": 120, "servers": {"s": server}}})
+    assert config.mcp.max_call_time == 120.0
+    assert config.mcp.servers["s"].enabled_tools == ["a", "mcp__s__b"]
+    assert config.mcp.servers["s"].disabled_tools == ["c"]
+    assert McpServerConfig(command="x").enabled_tools is None  # every tool, unless a list is given
 
 
 def test_stdio_and_http_servers(tmp_path):
@@ -71,6 +81,11 @@ def test_stdio_and_http_servers(tmp_path):
         ({"command": "a", "env": {"K": 1}}, "'mcp.servers.s.env.K' must be a string"),
         ({"comand": "a"}, "unknown key 'mcp.servers.s.comand' (did you mean 'mcp.servers.s.command'?)"),
         ("npx srv", "'mcp.servers.s' must be an object"),
+        (
+            {"command": "a", "enabled_tools": "echo"},
+            "'mcp.servers.s.enabled_tools' must be a list of strings or null",
+        ),
+        ({"command": "a", "disabled_tools": [1]}, "'mcp.servers.s.disabled_tools[0]' must be a string"),
     ],
 )
 def test_bad_servers_name_the_key_and_the_file(tmp_path, server, message):
@@ -83,3 +98,8 @@ def test_bad_servers_name_the_key_and_the_file(tmp_path, server, message):
 def test_servers_must_be_an_object(tmp_path):
     with pytest.raises(ConfigError, match=r"'mcp\.servers' must be an object"):
         load(tmp_path, {"mcp": {"servers": [{"command": "a"}]}})
+
+
+def test_max_call_time_must_be_positive(tmp_path):
+    with pytest.raises(ConfigError, match=r"'mcp\.max_call_time' must be"):
+        load(tmp_path, {"mcp": {"max_call_time": 0}})

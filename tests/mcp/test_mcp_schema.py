@@ -99,6 +99,10 @@ def test_converted_schema_validates_arguments():
             "t: its inputSchema is not valid JSON Schema",
         ),
         ({"name": "t", "inputSchema": {"type": "object", "required": "x"}}, "not valid JSON Schema"),
+        (
+            {"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+            'research: it can only run as a task (execution.taskSupport "required"), which vllm-bot does not support',
+        ),
     ],
 )
 def test_tools_that_cannot_be_sent_are_skipped(tool, reason):
@@ -196,3 +200,8 @@ def test_listing_keeps_order_skips_bad_tools_and_gives_clean_names_priority():
         and len(tools[0].public) == len("mcp__gh__get_issue_") + 8
     )
     assert skipped == ['broken: its inputSchema has type "array", not "object"']
+
+
+@pytest.mark.parametrize("support", ["forbidden", "optional"])
+def test_tools_that_may_run_without_a_task_are_kept(support):
+    assert convert({"name": "t", "inputSchema": {"type": "object"}, "execution": {"taskSupport": support}})

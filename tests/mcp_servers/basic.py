@@ -1,4 +1,5 @@
-"""Two tools: one returns text, one fails. `python basic.py [--http PORT]`."""
+"""Two tools (one returns text, one fails), a resource, a resource template and a prompt.
+`python basic.py [--http PORT]`."""
 
 import sys
 
@@ -19,6 +20,21 @@ def echo(text: str) -> str:
 def fail(reason: str) -> str:
     """Always fails with the given reason."""
     raise ToolError(f"cannot do that: {reason}")
+
+
+@server.resource("note://greeting", mime_type="text/plain", description="A short greeting.")
+def greeting() -> str:
+    return "hello from basic"
+
+
+@server.resource("note://numbers/{n}", mime_type="text/plain", description="The number n, spelled out.")
+def number(n: str) -> str:
+    return f"number {n}"
+
+
+@server.prompt(description="Ask for a review of one file.")
+def review(path: str, focus: str = "bugs") -> str:
+    return f"Review {path} and look for {focus}."
 
 
 if len(sys.argv) == 3 and sys.argv[1] == "--http":

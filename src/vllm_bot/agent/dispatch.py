@@ -19,8 +19,9 @@ def check_call(call: ToolCall, definitions: list[dict[str, Any]]) -> str | None:
     """Return a message for the model if `call` cannot run; otherwise normalize its arguments in place."""
     definition = find_definition(definitions, call.name)
     if call.error:
-        hint = f" Expected {expected_shape(definition)}." if definition else ""
         reason = call.error.rstrip()
+        shape = f"Expected {expected_shape(definition)}" if definition else ""
+        hint = f" {shape}." if shape and shape not in reason else ""  # the parser's errors may say it
         stop = "" if reason.endswith((".", "!", "?")) else "."
         return f"could not use this tool call: {reason}{stop}{hint}"
     if definition is None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .report import Check
 
-MCP_FIX = "see its log, or run `python cli.py mcp list`; set mcp.servers.{name}.enabled to false to skip it"
+MCP_FIX = "run `python cli.py mcp list`; set mcp.servers.{name}.enabled to false to skip it"
 
 
 def mcp_checks(rows: list[dict[str, Any]]) -> list[Check]:
@@ -25,9 +25,15 @@ def _check(row: dict[str, Any]) -> Check:
         detail = f"connected, {tools} tool{'s' if tools != 1 else ''}, ~{row['tokens']} prompt tokens"
         if row["skipped"]:
             detail += f"; skipped {len(row['skipped'])} ({row['skipped'][0]})"
-        return Check(check_id, title, "warn" if row["skipped"] else "pass", detail, data=row)
+        if row["warnings"]:
+            detail += f"; {row['warnings'][0]}"
+        warn = bool(row["skipped"] or row["warnings"])
+        return Check(check_id, title, "warn" if warn else "pass", detail, _fix(row) if warn else "", data=row)
     detail = f"{status}: {row['error'] or 'no answer'}  [{row['target']}]"
-    fix = MCP_FIX.format(name=name)
-    if row.get("log"):
-        fix = fix.replace("its log", f"its log ({row['log']})")
-    return Check(check_id, title, "warn", detail, fix, data=row)
+    return Check(check_id, title, "warn", detail, _fix(row), data=row)
+
+
+def _fix(row: dict[str, Any]) -> str:
+    """How to find out more: the server's log only when it has something in it."""
+    fix = MCP_FIX.format(name=row["name"])
+    return f"see its log ({row['log']}), or {fix}" if row.get("log") else fix

@@ -8,13 +8,15 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..config import McpServerConfig
 
-MAX_PAGES = 50  # tools/list pages; a server that paginates forever cannot hang start-up
+MAX_PAGES = 50  # pages of a listing; a server that paginates forever cannot hang start-up
 HTTP_TIMEOUT = 30.0  # connect/write seconds for HTTP servers (reads are bounded by our call timeout)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -43,12 +45,30 @@ def expand(value: str, where: str, environ: Any = None) -> str:
     return _VAR.sub(lookup, value)
 
 
+@dataclass
+class Hooks:
+    """What the loop thread wants to hear from one connection (all called on the loop thread)."""
+
+    on_message: Callable[[Any], Awaitable[None]]  # server notifications and transport errors
+    on_log: Callable[[Any], Awaitable[None]]  # notifications/message (LoggingMessageNotificationParams)
+    on_eof: Callable[[], None]  # the server's stream ended: its process exited or it hung up
+
+
 async def open_client(
-    stack: AsyncExitStack, key: str, config: McpServerConfig, workspace: Path, errlog: TextIO
+    stack: AsyncExitStack, key: str, config: McpServerConfig, workspace: Path, errlog: TextIO, hooks: Hooks
 ) -> Any:
     """An entered `mcp.Client` for the server; its resources are released when `stack` closes."""
     from mcp import Client, StdioServerParameters, stdio_client
+    from mcp_types import Implementation
 
+    from .. import __version__
+
+    options: dict[str, Any] = {
+        "client_info": Implementation(name="vllm-bot", version=__version__),
+        "message_handler": hooks.on_message,
+        "logging_callback": hooks.on_log,
+        "log_level": "info",  # 2026-07-28 servers send log messages only to requests that ask
+    }
     if config.command is not None:
         params = StdioServerParameters(
             command=config.command,
@@ -57,7 +77,8 @@ async def open_client(
             cwd=str(workspace / config.cwd) if config.cwd else str(workspace),
         )
         # The server's stderr goes to a log file, not over our terminal; failures quote its tail.
-        return await stack.enter_async_context(Client(stdio_client(params, errlog=errlog)))
+        transport = watched(stdio_client(params, errlog=errlog), hooks.on_eof)
+        return await stack.enter_async_context(Client(transport, **options))
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -66,20 +87,74 @@ async def open_client(
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None))
     )
     assert config.url is not None  # McpServerConfig.check: exactly one of command / url
-    return await stack.enter_async_context(Client(streamable_http_client(config.url, http_client=http)))
+    transport = watched(streamable_http_client(config.url, http_client=http), hooks.on_eof)
+    return await stack.enter_async_context(Client(transport, **options))
 
 
-async def list_all_tools(client: Any) -> list[dict[str, Any]]:
-    """Every tool the server lists, in MCP wire form (name, description, inputSchema, annotations)."""
-    tools: list[dict[str, Any]] = []
+@asynccontextmanager
+async def watched(transport: Any, on_eof: Callable[[], None]) -> AsyncIterator[tuple[Any, Any]]:
+    """`transport` with its read stream relayed, so the end of the server's stream is noticed even
+    while no request is waiting (a server killed while idle)."""
+    import anyio
+
+    async with transport as (read, write):
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def relay() -> None:
+            try:
+                async with send:
+                    async for item in read:
+                        await send.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # our side closed first: a shutdown, not the server leaving
+            on_eof()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay)
+            try:
+                yield receive, write
+            finally:
+                group.cancel_scope.cancel()
+
+
+async def list_all_tools(client: Any, *, fresh: bool = False) -> list[dict[str, Any]]:
+    """Every tool the server lists, in MCP wire form (name, description, inputSchema, annotations).
+    `fresh`: past the SDK's response cache (after the server said its tools changed)."""
+    mode = "refresh" if fresh else "use"
+    return await _pages(lambda cursor: client.list_tools(cursor=cursor, cache_mode=mode), "tools")
+
+
+async def list_all_prompts(client: Any, *, fresh: bool = False) -> list[dict[str, Any]]:
+    mode = "refresh" if fresh else "use"
+    return await _pages(lambda cursor: client.list_prompts(cursor=cursor, cache_mode=mode), "prompts")
+
+
+async def list_all_resources(client: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(resources, resource templates) in wire form; a server without templates has none."""
+    from mcp import MCPError
+
+    resources = await _pages(lambda c: client.list_resources(cursor=c, cache_mode="refresh"), "resources")
+    try:
+        templates = await _pages(
+            lambda c: client.list_resource_templates(cursor=c, cache_mode="refresh"), "resource_templates"
+        )
+    except MCPError:
+        templates = []
+    return resources, templates
+
+
+async def _pages(fetch: Callable[[str | None], Awaitable[Any]], attribute: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
     cursor = None
     for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+        page = await fetch(cursor)
+        items.extend(
+            t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in getattr(page, attribute)
+        )
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools
+    return items
 
 
 def leaf(exc: BaseException) -> BaseException:

@@ -9,8 +9,10 @@ from typing import Any
 from ..config import Config
 from ..tools.context import plural
 from .connection import target
-from .manager import McpManager, ServerState
+from .logs import has_content
+from .manager import McpManager
 from .schema import McpTool
+from .state import ServerState
 
 
 def hints(annotations: dict[str, Any]) -> list[str]:
@@ -42,18 +44,33 @@ def tokens_estimate(definitions: list[dict[str, Any]]) -> int:
 
 
 def server_row(state: ServerState) -> dict[str, Any]:
-    """One server as plain data: the contract `mcp_report` and `doctor` rely on."""
+    """One server as plain data: the contract `mcp_report`, `/mcp` and `doctor` rely on."""
+    offered = {t.public for t in state.offered()}
     return {
         "name": state.name,
         "transport": "stdio" if state.config.command is not None else "http",
         "target": target(state.config),
         "enabled": state.config.enabled,
         "status": state.status,  # disabled | starting | connected | failed | crashed | closed
+        "off": state.off,  # turned off for this session (/mcp off NAME)
         "error": state.error,
-        "tools": [{"name": t.public, "mcp_name": t.name, "hints": hints(t.annotations)} for t in state.tools],
+        "tools": [
+            {
+                "name": t.public,
+                "mcp_name": t.name,
+                "hints": hints(t.annotations),
+                "tokens": tokens_estimate([t.definition]),
+                "off": t.public not in offered,
+            }
+            for t in state.tools
+        ],
+        "hidden": list(state.hidden),  # left out by enabled_tools / disabled_tools
         "skipped": list(state.skipped),
-        "tokens": tokens_estimate([t.definition for t in state.tools]),
-        "log": str(state.log_path) if state.log_path else None,
+        "warnings": list(state.warnings),
+        "prompts": ["/" + p.command for p in state.prompts],
+        "resources": state.resources,
+        "tokens": tokens_estimate([t.definition for t in state.offered()]),
+        "log": str(state.log_path) if has_content(state.log_path) else None,
     }
 
 
@@ -63,17 +80,30 @@ def status_lines(rows: list[dict[str, Any]], *, with_tools: bool = True) -> list
         return ["No MCP servers configured (mcp.servers in config.json; see docs/mcp.md)."]
     lines = []
     for row in rows:
-        tools = plural(len(row["tools"]), "tool")
-        count = f", {tools}, ~{row['tokens']} tokens" if row["status"] == "connected" else ""
-        lines.append(f"{row['name']}: {row['status']}{count}  [{row['target']}]")
+        lines.append(f"{row['name']}: {_summary(row)}  [{row['target']}]")
         if row["error"]:
             lines.append(f"  error: {row['error']}")
+        lines.extend(f"  warning: {w}" for w in row["warnings"])
         if with_tools:
             for tool in row["tools"]:
-                said = f"  ({', '.join(tool['hints'])})" if tool["hints"] else ""
-                lines.append(f"  {tool['name']}{said}")
+                said = f", {', '.join(tool['hints'])}" if tool["hints"] else ""
+                state = "off" if tool["off"] else f"~{tool['tokens']} tokens"
+                lines.append(f"  {tool['name']}  ({state}{said})")
+        if row["hidden"]:
+            lines.append(f"  left out by config: {', '.join(row['hidden'])}")
+        if row["prompts"]:
+            lines.append(f"  prompts: {' '.join(row['prompts'])}")
         lines.extend(f"  skipped {reason}" for reason in row["skipped"])
     return lines
+
+
+def _summary(row: dict[str, Any]) -> str:
+    status = row["status"] + (", off for this session" if row["off"] else "")
+    if row["status"] != "connected" or row["off"]:
+        return status
+    tools = len([t for t in row["tools"] if not t["off"]])
+    extra = ", resources" if row["resources"] else ""
+    return f"{status}, {plural(tools, 'tool')}, ~{row['tokens']} tokens{extra}"
 
 
 def log_dir_in(state_dir: Path) -> Path:

@@ -3,7 +3,8 @@
 Every definition is sent with every request, so descriptions are trimmed and schema annotations the
 model does not need (`title`, `$comment`, `$schema`) are dropped. A tool that cannot be sent — no
 name, a non-object schema, a schema that is not JSON or not valid JSON Schema, a `$ref` that does
-not resolve inside the schema — raises `ToolSkipped` with the reason for the user.
+not resolve inside the schema — or cannot be called — one that requires task-augmented calls —
+raises `ToolSkipped` with the reason for the user.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def convert_tool(server: str, tool: Mapping[str, Any], names: NameTable) -> McpT
     name = tool.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ToolSkipped(f"a tool without a name ({_summary(tool)})")
+    execution = tool.get("execution")
+    if isinstance(execution, Mapping) and execution.get("taskSupport") == "required":
+        raise ToolSkipped(
+            f'{name}: it can only run as a task (execution.taskSupport "required"), which vllm-bot '
+            "does not support"
+        )
     parameters = checked_schema(name, tool.get("inputSchema"))
     public = names.assign(server, name)
     annotations = tool.get("annotations") if isinstance(tool.get("annotations"), Mapping) else {}

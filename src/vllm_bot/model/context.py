@@ -26,10 +26,13 @@ MIN_OUTPUT_TOKENS = 256
 # model card recommends 32768 output tokens for thinking; reasoning models think for thousands.
 MAX_OUTPUT_TOKENS = 32768
 WINDOW_IN_ERROR = re.compile(r"maximum context length is (\d+) tokens")
+_READ_EXEC_ADVICE = "Ask for the part you need (read with offset/limit, or filter the command's output)"
 CLIPPED_MARKER = (
     "[... {n} characters cut here: the output is too long for this model's context window. "
-    "Ask for the part you need (read with offset/limit, or filter the command's output) ...]"
+    + _READ_EXEC_ADVICE
+    + " ...]"
 )
+_EARLIER_CUT = re.compile(r"\n\[\.\.\. (\d+) characters (?:cut here|of this old tool result)[^\n]*\.\.\.\]\n")
 SHRUNK_MARKER = (
     "[... {n} characters of this old tool result were removed to save context; "
     "run the tool again if you need them ...]"
@@ -250,12 +253,24 @@ def _shrink_entry(entry: ToolResults, keep_chars: int, marker: str) -> int:
 
 
 def _cut(result: ToolResult, keep_chars: int, marker: str) -> ToolResult | None:
-    """The result cut to head + tail around `marker`, or None when it is short enough already."""
+    """The result cut to head + tail around `marker`, or None when it is short enough already. A
+    marker a tool (or an earlier cut) left in the middle is merged into the new one: one marker, the
+    total count, advice that fits the tool (the read/exec advice only for read and exec)."""
     text = result.as_text()
     if len(text) <= keep_chars + len(marker) + 20:
         return None
-    half = keep_chars // 2
-    cut = text[:half] + "\n" + marker.format(n=len(text) - 2 * half) + "\n" + text[-half:]
+    start, end, already = keep_chars // 2, len(text) - keep_chars // 2, 0
+    earlier = _EARLIER_CUT.search(text)
+    if earlier is not None:  # the new cut spans the old one, so no gap goes unmarked
+        already, joint = int(earlier.group(1)), earlier.start()
+        text = text[:joint] + text[earlier.end() :]
+        start = min(start, joint)
+        end = max(len(text) - (keep_chars - start), joint)
+    if result.name not in ("read", "exec"):
+        marker = marker.replace(
+            _READ_EXEC_ADVICE, "Ask the tool for less (a narrower query, a filter or a page)"
+        )
+    cut = text[:start] + "\n" + marker.format(n=end - start + already) + "\n" + text[end:]
     return ToolResult(result.tool_call_id, result.name, "error" if result.is_error else "text", cut)
 
 

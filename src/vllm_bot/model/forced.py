@@ -47,7 +47,9 @@ def tools_and_choice(choice: str, definitions: list[dict[str, Any]]) -> tuple[li
         return definitions, choice
     offered = definitions
     if choice != "required":
-        offered = [d for d in definitions if d["function"]["name"] == choice] or definitions
+        offered = [d for d in definitions if d["function"]["name"] == choice]
+        if not offered:  # its tool is not offered now (an MCP server that failed): nothing is forced
+            return definitions, "auto"
     return [_strict(d) for d in [*offered, FINISH_TOOL]], "required"
 
 

@@ -81,8 +81,13 @@ def find_definition(definitions: list[dict[str, Any]], name: str) -> dict[str, A
     return None
 
 
-def signature(definition: dict[str, Any]) -> str:
-    """`read(path, offset?, limit?)`: the compact form used in prompts and help."""
+def signature(definition: dict[str, Any], *, typed: bool = True) -> str:
+    """`read(path: string, offset?: integer)`: the compact form used in the text-mode prompt and help,
+    with types, enums and nested shapes (shapes.py); `typed=False`: `read(path, offset?)`."""
+    if typed:
+        from .shapes import typed_signature
+
+        return typed_signature(definition)
     fn = definition["function"]
     params = fn.get("parameters") or {}
     required = set(params.get("required") or [])

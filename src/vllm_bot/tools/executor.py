@@ -84,6 +84,13 @@ class ToolExecutor:
         self.handlers[name] = handler
         self._extras[name] = _keyword_extras(handler)
 
+    def unregister(self, name: str) -> None:
+        """Stop serving an extra tool (an MCP tool that went away or was turned off); the definitions
+        list is changed in place, as `register` does."""
+        self.handlers.pop(name, None)
+        self._extras.pop(name, None)
+        self.definitions[:] = [d for d in self.definitions if d["function"]["name"] != name]
+
     def available(self) -> list[str]:
         return [n for n in tool_names(self.definitions) if n in self.handlers]
 

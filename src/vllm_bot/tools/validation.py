@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from .definitions import signature
+from .shapes import example_arguments
 
 # Spellings models use for our parameters, beyond case/underscore differences (those map by rule).
 ARG_ALIASES: dict[str, str] = {
@@ -125,25 +126,11 @@ def _allows_null(prop: dict[str, Any]) -> bool:
     return kind == "null" or (isinstance(kind, list) and "null" in kind)
 
 
-def _placeholder(prop: Any) -> str:
-    """`"<string>"` in quotes, other types bare (`<integer>`), so no number is shown as a string."""
-    kind = prop.get("type", "value") if isinstance(prop, dict) else "value"
-    kind = "|".join(map(str, kind)) if isinstance(kind, list) else str(kind)
-    return json.dumps(f"<{kind}>") if kind == "string" else f"<{kind}>"
-
-
-def example_arguments(schema: dict[str, Any], names: list[str] | None = None) -> str:
-    """`{"path": "<string>", "offset": <integer>}` for the schema's properties (or just `names`):
-    a readable example, not JSON."""
-    properties = schema.get("properties") or {}
-    shown = list(properties) if names is None else names
-    return "{" + ", ".join(f"{json.dumps(n)}: {_placeholder(properties.get(n))}" for n in shown) + "}"
-
-
 def expected_shape(definition: dict[str, Any]) -> str:
-    """`edit(path, oldText, newText, replace_all?)` with `{"path": "<string>", ...}`."""
+    """`edit(path, oldText, newText, replace_all?)` with `{"path": "<string>", ...}` (nested shapes drawn
+    by tools/shapes.py: `[{"name": "<string>"}]`, never a bare `<array>`)."""
     params = definition["function"].get("parameters") or {}
-    return f"{signature(definition)}, arguments like {example_arguments(params)}"
+    return f"{signature(definition, typed=False)}, arguments like {example_arguments(params)}"
 
 
 def _describe_error(error: Any) -> str:

@@ -21,7 +21,7 @@ from ..tools.listing import SKIP_DIRS
 from . import is_terminal
 from .recap import come_back_hint, recap_lines
 from .slash.core import ExitSession
-from .slash.registry import SlashCommand, UnknownCommand, dispatch, load_all
+from .slash.registry import SlashCommand, StartTask, UnknownCommand, dispatch, load_all
 
 PROMPT = "> "
 EXIT_HINT = "(press Ctrl-C again to exit, or Ctrl-D; /exit also works)"
@@ -208,6 +208,8 @@ class Repl:
     def command(self, line: str) -> None:
         try:
             dispatch(self.session, expand_command(line, load_all()))
+        except StartTask as e:  # an MCP prompt: its text is the user's next message
+            self.task(e.text)
         except UnknownCommand as e:
             self.front.say(str(e))
         except UserFacingError as e:

@@ -202,7 +202,7 @@ class RichUI:
         self._print(Text("● ", style="bold magenta") + Text(call_title(call), style="bold"))
         if call.name == "write" and isinstance(call.arguments.get("content"), str):
             self._write_preview(str(call.arguments.get("path", "")), call.arguments["content"])
-        if call.name == "exec":
+        if call.name not in ("read", "write", "edit"):  # exec and MCP tools: live output / progress
             self._view.tail = TailBuffer()
             self._start_live("exec")
 

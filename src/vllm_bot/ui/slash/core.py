@@ -6,7 +6,7 @@ from typing import Any
 
 from ...tools.definitions import signature
 from ..display import columns
-from .registry import SLASH_COMMANDS, command
+from .registry import command, commands_for
 
 
 class ExitSession(Exception):
@@ -17,7 +17,7 @@ class ExitSession(Exception):
 def _help(session: Any, arg: str) -> None:
     rows = [
         (f"/{c.name} {c.usage}".rstrip(), c.help)
-        for c in sorted(SLASH_COMMANDS.values(), key=lambda c: c.name)
+        for c in sorted(commands_for(session).values(), key=lambda c: c.name)
     ]
     for line in columns(rows):
         session.say(line)

@@ -30,6 +30,16 @@ class SlashCommand:
 
 
 SLASH_COMMANDS: dict[str, SlashCommand] = {}
+# Commands a session brings with it (an MCP server's prompts): session -> {name: command}.
+PROVIDERS: list[Callable[[Any], dict[str, SlashCommand]]] = []
+
+
+class StartTask(Exception):
+    """Raised by a command whose result is a message for the model (an MCP prompt); the REPL runs it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__("start a task")
+        self.text = text
 
 
 def command(
@@ -48,6 +58,14 @@ def load_all() -> dict[str, SlashCommand]:
     return SLASH_COMMANDS
 
 
+def commands_for(session: Any) -> dict[str, SlashCommand]:
+    """The built-in commands and the ones this session brings (listed in /help too)."""
+    commands = dict(load_all())
+    for provide in PROVIDERS:
+        commands.update({n: c for n, c in provide(session).items() if n not in commands})
+    return commands
+
+
 class UnknownCommand(Exception):
     def __init__(self, name: str, suggestion: str | None) -> None:
         hint = f" Did you mean /{suggestion}?" if suggestion else ""
@@ -57,7 +75,7 @@ class UnknownCommand(Exception):
 def dispatch(session: Any, line: str) -> None:
     """Run a `/name args` line; raises UnknownCommand with the nearest name."""
     name, _, rest = line[1:].partition(" ")
-    commands = load_all()
+    commands = commands_for(session)
     if name not in commands:
         close = difflib.get_close_matches(name, list(commands), n=1, cutoff=0.5)
         raise UnknownCommand(name, close[0] if close else None)

@@ -1,0 +1,310 @@
+"""The loop thread's side of the MCP manager: connect a server, hold it open, follow its changes,
+notice when it goes, and restart it once.
+
+A server that stops unexpectedly (its process exited, even while idle, or its connection broke) is
+restarted after RESTART_DELAY seconds; one that stops again within RESTART_WINDOW stays stopped
+until the user restarts it (`/mcp restart NAME`). Everything here runs on the manager's event loop.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from ..config import McpConfig
+from .connection import Hooks, describe_failure, list_all_prompts, list_all_tools, open_client
+from .logs import ServerLog, current, open_log, stderr_tail
+from .names import NameTable, sanitize
+from .schema import McpTool, convert_listing
+from .state import McpPrompt, ServerState, configured_in, unknown_names
+
+RESTART_DELAY = 1.0  # seconds before a stopped server is started again
+RESTART_WINDOW = 60.0  # at most one automatic restart in this many seconds
+Notice = Callable[[str, str], None]  # (level, message) for the user
+
+
+class Supervisor:
+    def __init__(
+        self,
+        config: McpConfig,
+        workspace: Path,
+        log_dir: Path | None,
+        lock: threading.Lock,
+        notice: Notice,
+        reserved: set[str],
+    ) -> None:
+        self.config = config
+        self.workspace = workspace
+        self.log_dir = log_dir
+        self.lock = lock
+        self.notice = notice
+        self.names = NameTable(reserved)
+        self.prompt_names = NameTable()
+        for name in config.servers:  # server parts are fixed in config order: deterministic names
+            self.names.server(name)
+            self.prompt_names.server(name)
+
+    def may_restart(self, state: ServerState) -> bool:
+        """Whether a server that stops now is restarted automatically."""
+        return time.monotonic() - state.last_auto_restart > RESTART_WINDOW
+
+    def wake(self, state: ServerState) -> None:
+        """Ask the holding task to look at the state's flags (loop thread only)."""
+        if state.wake is not None:
+            state.wake.set()
+
+    def stop(self, state: ServerState) -> None:
+        state.closing = True  # seen by a serve that has not begun yet
+        self.wake(state)
+        if state.scope is not None and state.status == "starting":
+            state.scope.cancel()
+
+    def lose(self, state: ServerState, reason: str) -> None:
+        """The session noticed the connection is gone (a call failed on it)."""
+        if state.status == "connected" and state.lost is None:
+            state.lost = reason
+            self.wake(state)
+
+    async def serve(self, state: ServerState) -> None:
+        """Connect and hold the server; restart it after an unexpected stop, once per window."""
+        import anyio
+
+        fresh = True
+        try:
+            while True:
+                await self._run_once(state, fresh)
+                fresh = False
+                if state.closing:
+                    return
+                if state.restart_now:
+                    continue
+                if state.status != "crashed" or not self.may_restart(state):
+                    if state.status == "crashed":
+                        self.notice(
+                            "warning",
+                            f"MCP server {state.name} stopped again ({state.error}); not restarting it "
+                            f"(/mcp restart {state.name} tries again)",
+                        )
+                    return
+                self._restarting(state)
+                with anyio.CancelScope() as state.scope:
+                    await anyio.sleep(RESTART_DELAY)
+                if state.closing:
+                    with self.lock:
+                        state.status = "closed"
+                    return
+        finally:
+            state.settled.set()
+
+    def _restarting(self, state: ServerState) -> None:
+        state.last_auto_restart = time.monotonic()
+        self.notice("warning", f"MCP server {state.name} stopped ({state.error}); restarting it")
+        with self.lock:
+            state.status = "starting"
+            state.settled.clear()
+
+    async def _run_once(self, state: ServerState, fresh: bool) -> None:
+        """One connection, from start-up until it is stopped or lost; sets the status it ends in."""
+        import anyio
+
+        state.wake, state.lost, state.restart_now, state.relist, state.reprompt = (
+            anyio.Event(),
+            None,
+            False,
+            False,
+            False,
+        )
+        startup = self.config.startup_timeout
+        log = state.log = self._open_log(state, fresh)
+        try:
+            with current(log), anyio.CancelScope(deadline=anyio.current_time() + startup) as state.scope:
+                if state.closing:
+                    state.scope.cancel()
+                async with AsyncExitStack() as stack:
+                    client = await self._connect(stack, state, log)
+                    state.scope.deadline = math.inf  # connected: from now on only stop / lost end it
+                    await self._hold(state, client, log)
+            if state.status == "starting":
+                if state.closing:
+                    with self.lock:
+                        state.status = "closed"
+                elif state.scope.cancelled_caught:
+                    reason = f"no answer within {startup:g} s (mcp.startup_timeout)"
+                    self._start_failed(state, reason + stderr_tail(state.log_path))
+        except Exception as e:  # boundary: a broken server must not take the session down
+            if state.status == "starting":
+                self._start_failed(state, describe_failure(e, state.config) + stderr_tail(state.log_path))
+            elif state.lost is None:
+                state.lost = describe_failure(e, state.config)
+        finally:
+            log.close()
+            self._ended(state)
+
+    def _ended(self, state: ServerState) -> None:
+        with self.lock:
+            state.client = state.scope = state.log = None
+            if state.status != "connected":
+                return
+            if state.lost is not None and not state.closing and not state.restart_now:
+                state.status, state.error = "crashed", state.lost + stderr_tail(state.log_path)
+            else:
+                state.status = "starting" if state.restart_now else "closed"
+
+    async def _connect(self, stack: AsyncExitStack, state: ServerState, log: ServerLog) -> Any:
+        key = f"mcp.servers.{state.name}"
+        hooks = Hooks(
+            on_message=lambda message: self._on_message(state, message),
+            on_log=lambda params: _log_message(log, params),
+            on_eof=lambda: self.lose(state, describe_eof(state)),
+        )
+        client = await open_client(stack, key, state.config, self.workspace, log.file, hooks)
+        listing = await list_all_tools(client)
+        capabilities = client.server_capabilities
+        prompts = await list_all_prompts(client) if capabilities.prompts is not None else []
+        tools, skipped = convert_listing(state.name, listing, self.names)
+        with self.lock:
+            state.status, state.client, state.skipped, state.broken = "connected", client, skipped, False
+            state.resources = capabilities.resources is not None
+            self._set_tools(state, tools)
+            state.prompts = self._prompts(state.name, prompts)
+        for reason in skipped:
+            self.notice("warning", f"MCP server {state.name}: skipped {reason}")
+        for name in unknown_names(state.config, tools):
+            self.notice(
+                "warning", f"MCP server {state.name}: no tool named {name!r} (enabled/disabled_tools)"
+            )
+        state.settled.set()
+        return client
+
+    async def _hold(self, state: ServerState, client: Any, log: ServerLog) -> None:
+        """Wait for a stop, a lost connection or a change the server announced, and act on it."""
+        import anyio
+
+        async with anyio.create_task_group() as group:
+            if _modern(client) and _announces_changes(client):
+                group.start_soon(self._listen, state, client, log)
+            while not (state.closing or state.lost or state.restart_now):
+                await state.wake.wait()
+                state.wake = anyio.Event()
+                if state.relist or state.reprompt:
+                    await self._refresh(state, client, log)
+            group.cancel_scope.cancel()
+
+    async def _listen(self, state: ServerState, client: Any, log: ServerLog) -> None:
+        """2026-07-28 servers announce changes only on a `subscriptions/listen` stream."""
+        from mcp.client.subscriptions import PromptsListChanged, ToolsListChanged
+
+        try:
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as events:
+                async for event in events:
+                    state.relist |= isinstance(event, ToolsListChanged)
+                    state.reprompt |= isinstance(event, PromptsListChanged)
+                    self.wake(state)
+        except Exception as e:  # boundary: without the stream we only miss changes, nothing breaks
+            log.write("[mcp-client]", f"subscriptions/listen ended: {type(e).__name__}: {e}")
+
+    async def _on_message(self, state: ServerState, message: Any) -> None:
+        from mcp_types import PromptListChangedNotification, ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification):
+            state.relist = True
+            self.wake(state)
+        elif isinstance(message, PromptListChangedNotification):
+            state.reprompt = True
+            self.wake(state)
+
+    async def _refresh(self, state: ServerState, client: Any, log: ServerLog) -> None:
+        """List the tools (or prompts) again after the server said they changed."""
+        tools_changed, prompts_changed = state.relist, state.reprompt
+        state.relist = state.reprompt = False
+        try:
+            listing = await list_all_tools(client, fresh=True) if tools_changed else None
+            prompts = await list_all_prompts(client, fresh=True) if prompts_changed else None
+        except Exception as e:  # boundary: a failed re-list keeps the tools we had
+            log.write("[mcp-client]", f"listing again after a change failed: {type(e).__name__}: {e}")
+            return
+        if prompts is not None:
+            with self.lock:
+                state.prompts = self._prompts(state.name, prompts)
+        if listing is not None:
+            self._relisted(state, listing)
+
+    def _relisted(self, state: ServerState, listing: list[dict[str, Any]]) -> None:
+        tools, skipped = convert_listing(state.name, listing, self.names)
+        with self.lock:
+            before = {t.public for t in state.tools}
+            new_skips = [s for s in skipped if s not in state.skipped]
+            state.skipped = skipped
+            self._set_tools(state, tools)
+            after = {t.public for t in state.tools}
+        for reason in new_skips:
+            self.notice("warning", f"MCP server {state.name}: skipped {reason}")
+        if before != after:
+            change = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
+            self.notice("info", f"MCP server {state.name} changed its tools: {', '.join(change)}")
+
+    def _set_tools(self, state: ServerState, tools: list[McpTool]) -> None:
+        state.tools = [t for t in tools if configured_in(state.config, t)]
+        state.hidden = [t.name for t in tools if not configured_in(state.config, t)]
+
+    def _prompts(self, server: str, listing: list[dict[str, Any]]) -> list[McpPrompt]:
+        prompts = []
+        for item in listing:
+            name = item.get("name")
+            if not isinstance(name, str) or not name:
+                continue
+            about = str(item.get("description") or item.get("title") or "")
+            arguments = [a for a in item.get("arguments") or [] if isinstance(a, dict) and a.get("name")]
+            prompts.append(McpPrompt(server, name, self.prompt_names.assign(server, name), about, arguments))
+        return prompts
+
+    def _start_failed(self, state: ServerState, reason: str) -> None:
+        with self.lock:
+            state.status, state.error = "failed", reason
+        self.notice("warning", f"MCP server {state.name} is not available: {reason}")
+
+    def _open_log(self, state: ServerState, fresh: bool) -> ServerLog:
+        def warn(kind: str, message: str) -> None:
+            self.warn_once(state, kind, message)
+
+        log, problem = open_log(self.log_dir, f"{sanitize(state.name)}.log", warn, fresh=fresh)
+        if problem:
+            self.notice("warning", f"MCP server {state.name}: {problem}")
+        state.log_path = log.path
+        return log
+
+    def warn_once(self, state: ServerState, kind: str, message: str) -> None:
+        """One line for the user per server and kind of warning; later ones only go to its log."""
+        with self.lock:
+            if kind in state.warned:
+                return
+            state.warned.add(kind)
+            state.warnings.append(message)
+        where = f" (see {state.log_path})" if state.log_path else ""
+        self.notice("warning", f"MCP server {state.name}: {message}{where}")
+
+
+def describe_eof(state: ServerState) -> str:
+    return "the server process exited" if state.config.command is not None else "the server hung up"
+
+
+async def _log_message(log: ServerLog, params: Any) -> None:
+    log.server_message(str(params.level), params.logger, params.data)
+
+
+def _modern(client: Any) -> bool:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return client.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def _announces_changes(client: Any) -> bool:
+    capabilities = client.server_capabilities
+    tools = getattr(capabilities.tools, "list_changed", None)
+    prompts = getattr(capabilities.prompts, "list_changed", None)
+    return bool(tools or prompts)
