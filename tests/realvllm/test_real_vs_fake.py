@@ -141,6 +141,17 @@ def required_ends_at_once(server: VllmServer) -> dict[str, Any]:
     }
 
 
+def answer_ends_on_own_end_token(server: VllmServer) -> dict[str, Any]:
+    """Ending on the tokenizer's own end-of-turn token (`<|im_end|>`): no stop_reason."""
+    return {
+        "messages": HI,
+        "max_tokens": 30,
+        "temperature": 0,
+        "structured_outputs": {"choice": [ANSWER]},
+        "logit_bias": end_token_bias("<|im_end|>")(server),
+    }
+
+
 def answer_ends_on_second_stop_token(server: VllmServer) -> dict[str, Any]:
     """The tiny model's generation_config lists two end tokens, as Qwen's does; ending on the second
     (`<|endoftext|>`) is what makes vLLM report its id as `stop_reason`."""
@@ -288,6 +299,14 @@ FACTS = [
         {"finish_reason": "stop", "int": True},
         Reply(content=ANSWER),
         wrong_in_imitation=True,
+    ),
+    Fact(
+        "unstreamed_stop_reason_is_null_for_the_own_end_token",
+        "A",
+        answer_ends_on_own_end_token,
+        lambda a: {"finish_reason": choice(a)["finish_reason"], "stop_reason": choice(a)["stop_reason"]},
+        {"finish_reason": "stop", "stop_reason": None},
+        Reply(content=ANSWER),
     ),
     Fact(
         "no_prompt_tokens_details_without_the_flag",
