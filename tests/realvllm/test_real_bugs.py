@@ -105,12 +105,9 @@ def test_forced_tool_choice_gets_arguments_that_fit_the_schema(server_a, tmp_pat
         profile,
         "--max-iterations",
         "1",
-        "--debug",
         approve=False,
         vllm={"tool_choice": tool_choice, "max_tokens": 600},
     )
-    request = next(r["data"] for r in run.trace() if r["kind"] == "request")
-    assert all(t["function"].get("strict") is True for t in request["tools"]), run.describe()
     [call] = run.result["tool_calls"]
     assert tool_choice in ("required", call["name"]), run.describe()
     schema = find_definition(TOOL_DEFINITIONS, call["name"])["function"]["parameters"]
