@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.venv.parent.mkdir(parents=True, exist_ok=True)
     # Two installs into one venv at once would corrupt it; the second waits, then finds it done.
-    with open(args.venv.parent / f".{args.venv.name}.lock", "w") as lock:
+    with open(args.venv.parent / f"{args.venv.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if installed(args.venv):
             if not args.quiet:
