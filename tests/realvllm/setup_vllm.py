@@ -54,8 +54,9 @@ def venv_python(venv: Path | None = None) -> Path:
 
 
 def installed(venv: Path) -> bool:
-    """True when a finished install of VLLM_SPEC is in venv."""
-    return (venv / DONE_MARK).is_file() and (venv / "bin" / "python").is_file()
+    """True when a finished install of VLLM_SPEC is in venv (an install of another spec is redone)."""
+    mark = venv / DONE_MARK
+    return mark.is_file() and mark.read_text().strip() == VLLM_SPEC and venv_python(venv).is_file()
 
 
 def pip(venv: Path, args: list[str], quiet: bool) -> None:
