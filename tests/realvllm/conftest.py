@@ -11,8 +11,10 @@ tier that cannot run fails instead, so CI never passes without having run it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,6 +72,9 @@ def fleet(
     try:
         for name in servers_mod.FLAGS:
             started[name] = servers_mod.start(name, vllm_python, model, out)
+            # Watch each start from now on, so its start-up time is measured even while tests of
+            # another server run (a test waits for its own server with wait_ready too).
+            threading.Thread(target=_watch_start, args=(started[name],), daemon=True).start()
         yield started
     finally:
         for server in started.values():
@@ -78,6 +83,11 @@ def fleet(
             f"{s.name} {s.ready_after:.0f} s" if s.ready_after else f"{s.name} not ready"
             for s in started.values()
         )
+
+
+def _watch_start(server: servers_mod.VllmServer) -> None:
+    with contextlib.suppress(RuntimeError):  # a failed start is reported by the test that needs it
+        server.wait_ready()
 
 
 def _ready(fleet: dict[str, servers_mod.VllmServer], name: str) -> servers_mod.VllmServer:
