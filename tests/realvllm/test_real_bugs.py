@@ -1,5 +1,5 @@
 """The bugs the real server showed (issue 16, section 2), one test each where the real server can show
-it. They fail on main and pass once the modelfix branch lands: the integrator removes the markers."""
+it. Each failed before the fixes of issue 16 (sections 2-3) and passes with them."""
 
 from __future__ import annotations
 
@@ -15,10 +15,6 @@ from vllm_bot.tools.definitions import TOOL_DEFINITIONS, find_definition
 
 ANSWER = "The answer is 42."
 LONG_ANSWER = "The answer is forty-two: seventeen and twenty-five, added up, make forty-two. " * 3
-
-
-def bug(n: int, what: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=f"issue 16 bug {n} ({what}), fixed by the modelfix branch")
 
 
 def workspace(tmp_path: Path) -> Path:
@@ -41,7 +37,7 @@ def whole_or_stopped(run, whole: str | None) -> None:
 # -- bug 1: a reply cut by max_tokens, or empty after its reasoning, ends the task as done ----------
 
 
-@bug(1, "a reply cut by max_tokens exits 0")
+# issue 16 bug 1: a reply cut by max_tokens exits 0
 def test_an_answer_cut_by_max_tokens_is_not_a_finished_task(server_a, tmp_path):
     run = run_agent(
         workspace(tmp_path),
@@ -55,7 +51,7 @@ def test_an_answer_cut_by_max_tokens_is_not_a_finished_task(server_a, tmp_path):
     whole_or_stopped(run, LONG_ANSWER.strip())
 
 
-@bug(1, "a model that thinks past the cap succeeds with nothing")
+# issue 16 bug 1: a model that thinks past the cap succeeds with nothing
 def test_reasoning_past_the_cap_is_not_a_finished_task(server_c, tmp_path):
     # Without a bias towards </think> the random model reasons until max_tokens: content stays null.
     run = run_agent(
@@ -70,7 +66,7 @@ def test_reasoning_past_the_cap_is_not_a_finished_task(server_c, tmp_path):
     whole_or_stopped(run, None)
 
 
-@bug(1, "an empty answer after reasoning exits 0")
+# issue 16 bug 1: an empty answer after reasoning exits 0
 def test_an_empty_answer_after_reasoning_is_not_a_finished_task(server_c, tmp_path):
     run = run_agent(
         workspace(tmp_path),
@@ -86,7 +82,7 @@ def test_an_empty_answer_after_reasoning_is_not_a_finished_task(server_c, tmp_pa
 # -- bug 2: required / named tool choice without "strict" -----------------------------------------
 
 
-@bug(2, "tools go out without strict: vLLM constrains only the envelope")
+# issue 16 bug 2: tools go out without strict: vLLM constrains only the envelope
 @pytest.mark.parametrize("tool_choice", ["read", "required"])
 def test_forced_tool_choice_gets_arguments_that_fit_the_schema(server_a, tmp_path, tool_choice):
     # Sampled (seeded) with a push towards `"` and `}`: without the schema the arguments came back as
@@ -114,7 +110,7 @@ def test_forced_tool_choice_gets_arguments_that_fit_the_schema(server_a, tmp_pat
     assert set(schema["required"]) <= set(call["arguments"]), run.describe()
 
 
-@bug(2, "the malformed-reply stop recommends native calling while it is on")
+# issue 16 bug 2: the malformed-reply stop recommends native calling while it is on
 def test_the_malformed_stop_does_not_recommend_what_is_already_on(server_a, tmp_path):
     bad = hermes("read", {"paht": 1})
     run = run_agent(workspace(tmp_path), server_a, "Read notes.txt.", forced(bad), "--max-iterations", "5")
@@ -126,7 +122,7 @@ def test_the_malformed_stop_does_not_recommend_what_is_already_on(server_a, tmp_
 # -- bug 3: --output-format json after an error -----------------------------------------------------
 
 
-@bug(3, "json after an error reports iterations 0 and usage 0/0")
+# issue 16 bug 3: json after an error reports iterations 0 and usage 0/0
 def test_json_after_an_error_reports_the_requests_made(server_a, tmp_path):
     """The task fills most of the window; the file read in the first iteration leaves no room for the
     second request (compaction cannot shrink a task), so the run stops with an error after one
@@ -151,7 +147,7 @@ def test_json_after_an_error_reports_the_requests_made(server_a, tmp_path):
 # -- bug 4: vllm.context_window above the server's real window ------------------------------------
 
 
-@bug(4, "the real window in vLLM's 400 does not correct a configured one")
+# issue 16 bug 4: the real window in vLLM's 400 does not correct a configured one
 def test_a_configured_window_above_the_real_one_is_corrected(server_a, tmp_path):
     ws = workspace(tmp_path)
     big_file(ws)
@@ -168,7 +164,7 @@ def test_a_configured_window_above_the_real_one_is_corrected(server_a, tmp_path)
     assert [c["ok"] for c in run.result["tool_calls"]] == [True, True]
 
 
-@bug(4, "max_tokens from a configured window above the real one is refused, not corrected")
+# issue 16 bug 4: max_tokens from a configured window above the real one is refused, not corrected
 def test_max_tokens_from_a_configured_window_above_the_real_one_is_corrected(server_a, tmp_path):
     # The default max_tokens of a 100,000-token window is larger than the real 8,192: vLLM answers
     # 400 "max_tokens=25000 cannot be greater than max_model_len=8192", and the agent compacts a
@@ -182,7 +178,7 @@ def test_max_tokens_from_a_configured_window_above_the_real_one_is_corrected(ser
 # -- bug 5: the progress line after compaction --------------------------------------------------
 
 
-@bug(5, "the progress line after compaction counts only the calls left in the history")
+# issue 16 bug 5: the progress line after compaction counts only the calls left in the history
 def test_the_progress_line_counts_every_call_of_the_task(server_a, tmp_path):
     run = run_agent(
         workspace(tmp_path),
@@ -203,7 +199,7 @@ def test_the_progress_line_counts_every_call_of_the_task(server_a, tmp_path):
 # -- bug 6: vllm.max_tokens null ------------------------------------------------------------------
 
 
-@bug(6, "max_tokens null is capped at max(1024, window/4), not the rest of the window")
+# issue 16 bug 6: max_tokens null is capped at max(1024, window/4), not the rest of the window
 def test_max_tokens_null_lets_a_reply_use_the_rest_of_the_window(server_a, tmp_path):
     long_reply = " ".join(f"Step {i}: add the next pair of numbers and carry the tens." for i in range(64))
     assert 2100 < len(server_a.tokenize(long_reply)) < 5000  # more than window/4, less than what is left
@@ -216,7 +212,7 @@ def test_max_tokens_null_lets_a_reply_use_the_rest_of_the_window(server_a, tmp_p
 # -- bug 7: doctor's advice --------------------------------------------------------------------
 
 
-@bug(7, "doctor suggests --reasoning-parser to a server that has it, with thinking off in the profile")
+# issue 16 bug 7: doctor suggests --reasoning-parser to a server that has it, with thinking off in the profile
 def test_doctor_does_not_suggest_a_reasoning_parser_the_server_has(server_c, tmp_path):
     profile = forced("<think>\nSeventeen plus twenty-five.\n</think>\n\n42")
     profile["chat_template_kwargs"] = {"enable_thinking": False}
@@ -226,7 +222,7 @@ def test_doctor_does_not_suggest_a_reasoning_parser_the_server_has(server_c, tmp
     assert "--reasoning-parser" not in report["suggested_flags"]
 
 
-@bug(7, "an inconclusive tool-call check suggests turning thinking off after plain text")
+# issue 16 bug 7: an inconclusive tool-call check suggests turning thinking off after plain text
 def test_doctor_does_not_blame_thinking_for_a_plain_text_reply(server_a, tmp_path):
     chatter = " ".join(f"Sentence {i} of a reply that talks instead of calling a tool." for i in range(60))
     _, report, _ = run_doctor(workspace(tmp_path), server_a, forced(chatter))
@@ -238,7 +234,7 @@ def test_doctor_does_not_blame_thinking_for_a_plain_text_reply(server_a, tmp_pat
 # -- bug 8: a call from inside an unclosed <think> -------------------------------------------------
 
 
-@bug(8, "a call the server's parser took from inside an unclosed <think> runs")
+# issue 16 bug 8: a call the server's parser took from inside an unclosed <think> runs
 def test_a_call_written_inside_unclosed_reasoning_does_not_run(server_a, tmp_path):
     ws = workspace(tmp_path)
     reply = "<think>\nMaybe I should log something first.\n" + hermes(
@@ -256,14 +252,14 @@ def test_a_call_written_inside_unclosed_reasoning_does_not_run(server_a, tmp_pat
 # -- bug 9: debug output and the trace ----------------------------------------------------------
 
 
-@bug(9, "stream-json emits debug events without --debug")
+# issue 16 bug 9: stream-json emits debug events without --debug
 def test_stream_json_has_no_debug_events_without_debug(server_a, tmp_path):
     run = run_agent(workspace(tmp_path), server_a, "Say it.", forced(ANSWER), output="stream-json")
     assert run.code == 0, run.describe()
     assert not run.of_type("debug")
 
 
-@bug(9, "the trace records the SDK's arguments, not the body sent, and leaves out /tokenize")
+# issue 16 bug 9: the trace records the SDK's arguments, not the body sent, and leaves out /tokenize
 def test_the_trace_records_the_exact_body_and_the_side_requests(server_a, tmp_path):
     run = run_agent(workspace(tmp_path), server_a, "Say it.", forced(ANSWER), "--debug")
     trace = run.trace()

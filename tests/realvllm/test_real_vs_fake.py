@@ -83,7 +83,6 @@ class Fact:
     shape: Callable[[Answer], Any]
     expected: Any
     reply: Reply = field(default_factory=Reply)
-    wrong_in_imitation: bool = False
 
 
 def refusal(tool_choice: Any = None, stream: bool = False) -> Callable[[VllmServer], dict[str, Any]]:
@@ -220,7 +219,6 @@ FACTS = [
         stream_shape,
         {"finish_reason": "length", "call_names": ["write"], "fields": []},
         MODEL_CUT_CALL,
-        wrong_in_imitation=True,
     ),
     Fact(
         "unstreamed_cut_call_is_raw_markup_in_content",
@@ -233,7 +231,6 @@ FACTS = [
         },
         {"finish_reason": "length", "tool_calls": None, "markup_in_content": True},
         MODEL_CUT_CALL,
-        wrong_in_imitation=True,
     ),
     Fact(
         "reasoning_field_streamed",
@@ -264,7 +261,6 @@ FACTS = [
         ),
         True,
         REASONED,
-        wrong_in_imitation=True,
     ),
     Fact(
         "unclosed_reasoning_is_all_reasoning",
@@ -277,7 +273,6 @@ FACTS = [
         },
         {"finish_reason": "length", "content": None, "reasoning": True},
         Reply(reasoning=THINKING * 5),
-        wrong_in_imitation=True,
     ),
     Fact(
         "required_with_reasoning_parser_can_end_without_calls",
@@ -286,7 +281,6 @@ FACTS = [
         lambda a: {"finish_reason": choice(a)["finish_reason"], "tool_calls": message(a).get("tool_calls")},
         {"finish_reason": "tool_calls", "tool_calls": None},
         Reply(),
-        wrong_in_imitation=True,
     ),
     Fact(
         "unstreamed_stop_reason_can_be_an_integer",
@@ -298,7 +292,6 @@ FACTS = [
         },
         {"finish_reason": "stop", "int": True},
         Reply(content=ANSWER),
-        wrong_in_imitation=True,
     ),
     Fact(
         "unstreamed_stop_reason_is_null_for_the_own_end_token",
@@ -337,19 +330,7 @@ def test_real_server_has_the_fact(servers, fact):
     assert fact.shape(server.chat(fact.body(server))) == fact.expected
 
 
-@pytest.mark.parametrize(
-    "fact",
-    [
-        pytest.param(
-            f,
-            marks=[pytest.mark.xfail(strict=True, reason="issue 16 section 3, fixed by the modelfix branch")]
-            if f.wrong_in_imitation
-            else [],
-        )
-        for f in FACTS
-    ],
-    ids=[f.id for f in FACTS],
-)
+@pytest.mark.parametrize("fact", FACTS, ids=[f.id for f in FACTS])
 def test_imitation_has_the_fact(servers, fact):
     """The same request to the imitation (the real server only supplies the token ids it contains)."""
     assert fact.shape(imitation_answer(fact, fact.body(servers[fact.server]))) == fact.expected

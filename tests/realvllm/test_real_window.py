@@ -36,6 +36,7 @@ def test_the_served_window_and_tokenize_keep_a_big_result_inside_it(server_a, tm
         forced(hermes("read", {"path": "big.txt"})),
         "--max-iterations",
         "2",
+        "--debug",
         output="stream-json",
     )
 
@@ -52,8 +53,10 @@ def test_the_served_window_and_tokenize_keep_a_big_result_inside_it(server_a, tm
 
 
 def test_a_prompt_longer_than_the_real_window_stops_clearly(server_a, tmp_path):
-    """`vllm.context_window` says 16384, the server has 8192: vLLM's 400 reaches the user as one clear
-    sentence and exit 3, never a traceback or a silent retry loop."""
+    """`vllm.context_window` says 16384, the server has 8192: the run stops with one clear sentence
+    naming the real window and exit 3, never a traceback or a retry loop. (Before issue 16's fixes
+    the agent sent the prompt and vLLM's 400 said so; now the window from /v1/models caps the
+    configured one and the agent may stop before sending.)"""
     ws = tmp_path / "ws"
     ws.mkdir()
     mark = server_a.log_size()
@@ -65,4 +68,4 @@ def test_a_prompt_longer_than_the_real_window_stops_clearly(server_a, tmp_path):
     assert "context window" in result["error"] and f"{WINDOW}" in result["error"]
     assert "Traceback" not in run.stderr
     log = server_a.log_since(mark)
-    assert 1 <= log.count('"POST /v1/chat/completions HTTP/1.1" 400') <= 2
+    assert log.count('"POST /v1/chat/completions HTTP/1.1" 400') <= 2
