@@ -44,10 +44,20 @@ COMMON = [
 ]
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port, never one handed out before in this process: the kernel may give a just-closed
+    ephemeral port again, and two servers told the same port left one of them dead while its /health
+    was answered by the other (server C's requests then reached A, which has no reasoning parser)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 @dataclass

@@ -291,7 +291,7 @@ FACTS = [
             "int": isinstance(choice(a)["stop_reason"], int),
         },
         {"finish_reason": "stop", "int": True},
-        Reply(content=ANSWER),
+        Reply(content=ANSWER, stop_token_id=151643),
     ),
     Fact(
         "unstreamed_stop_reason_is_null_for_the_own_end_token",

@@ -65,7 +65,7 @@ def test_a_prompt_longer_than_the_real_window_stops_clearly(server_a, tmp_path):
     assert run.code == 3, run.describe()
     result = run.result
     assert result["exit_reason"] == "error"
-    assert "context window" in result["error"] and f"{WINDOW}" in result["error"]
+    assert "context window" in result["error"] and f"{WINDOW:,}" in result["error"]
     assert "Traceback" not in run.stderr
     log = server_a.log_since(mark)
     assert log.count('"POST /v1/chat/completions HTTP/1.1" 400') <= 2
