@@ -15,3 +15,20 @@ import pytest  # noqa: E402
 def _user_state_in_tmp(tmp_path_factory, monkeypatch):
     """The per-user state dir (remembered server modes) never touches the real home in tests."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+REAL_VLLM_TIER = Path(__file__).resolve().parent / "realvllm"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The real-vLLM tier (tests/realvllm, minutes of CPU) runs only when named on the command line,
+    `python -m pytest tests/realvllm`: the README's plain `python -m pytest` leaves it out, and CI runs
+    it once, as its own step."""
+    if collection_path != REAL_VLLM_TIER:
+        return None
+    root = config.invocation_params.dir
+    for arg in config.invocation_params.args:
+        target = (root / str(arg).split("::")[0]).resolve()
+        if target == REAL_VLLM_TIER or REAL_VLLM_TIER in target.parents:
+            return None
+    return True

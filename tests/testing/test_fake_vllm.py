@@ -128,17 +128,19 @@ def test_required_whose_reasoning_used_the_budget_ends_tool_calls_with_no_calls(
     assert choice["message"]["content"] is None
 
 
-def test_finish_reasons_and_an_integer_stop_reason_unstreamed():
-    script = [Reply(calls=[Call("exec", {"command": "ls"})]), Reply(calls=[Call("exec", {"command": "ls"})])]
+def test_finish_reasons_and_stop_reasons_unstreamed():
+    """The tokenizer's own end token gives `stop_reason` null; another stop token its id (an integer)."""
+    call = Call("exec", {"command": "ls"})
+    script = [Reply(calls=[call]), Reply(calls=[call]), Reply(content="42", stop_token_id=151643)]
     with FakeVLLM(script) as server:
         _, _, named = chat(server, tools=TOOL_DEFINITIONS, tool_choice=NAMED)
         _, _, required = chat(server, tools=TOOL_DEFINITIONS, tool_choice="required")
+        _, _, other_end = chat(server)
     named, required = json.loads(named)["choices"][0], json.loads(required)["choices"][0]
     assert named["finish_reason"] == "stop" and required["finish_reason"] == "tool_calls"
-    assert (
-        isinstance(named["stop_reason"], int)
-        and named["message"]["tool_calls"][0]["function"]["name"] == "exec"
-    )
+    assert named["stop_reason"] is None and named["message"]["tool_calls"][0]["function"]["name"] == "exec"
+    other = json.loads(other_end)["choices"][0]
+    assert other["finish_reason"] == "stop" and other["stop_reason"] == 151643
 
 
 def test_thinking_turned_off_leaves_the_reasoning_in_content():

@@ -10,9 +10,10 @@ what the client sees (shared/reference/vllm-protocol.md, section 0):
   `finish_reason: "length"`; reasoning cut before its end leaves `content` null; a native call cut
   mid-way has streamed its partial deltas already, while non-streamed `tool_calls` is null and the
   raw `<tool_call>` markup is in `content`. `required` cut inside the reasoning ends "tool_calls"
-  with no calls at all;
+  with no calls at all, and so does one that ends at once;
 - a named tool choice ends "stop", a native call otherwise "tool_calls"; a non-streamed reply ended
-  by the end-of-turn token carries that token's id (an integer) as `stop_reason`.
+  by the tokenizer's own end token has `stop_reason` null, one ended by another stop token that the
+  model's generation_config lists (`Reply.stop_token_id`) carries that token's id, an integer.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from typing import Any
 from .script import TOKEN_RE, Call, ChunkWriter, Reply, count_tokens, fold_chunks, pieces, tool_call_chunks
 
 STREAM_ONLY_QUIRKS = {"drop_fragment"}  # streaming bugs: the non-streamed reply stays intact
-END_TOKEN_ID = 151645  # the end-of-turn token: a non-streamed stop_reason
 
 
 @dataclass
@@ -37,6 +37,7 @@ class Generated:
     raw_calls: str = ""  # the native calls' markup as the model wrote it (content of a cut, unstreamed reply)
     finish: str = "stop"
     cut: bool = False  # the token budget ran out
+    stop_token_id: int | None = None  # a non-streamed stop_reason (Reply.stop_token_id)
     completion_tokens: int = 0
     reasoning_tokens: int = 0
 
@@ -84,7 +85,7 @@ def generate(
     if reasoning and not separate_reasoning:
         content, reasoning = f"<think>\n{reasoning}\n</think>\n\n{content}", ""
     tokens = _Budget(budget)
-    out = Generated(reasoning=tokens.take(reasoning))
+    out = Generated(reasoning=tokens.take(reasoning), stop_token_id=reply.stop_token_id)
     out.reasoning_tokens = tokens.used if separate_reasoning else 0
     cut_in_reasoning = tokens.cut
     out.content = tokens.take(content)
@@ -99,6 +100,8 @@ def generate(
         out.finish = reply.finish_reason
     elif out.calls:
         out.finish = "stop" if isinstance(choice, dict) else "tool_calls"
+    elif native and choice == "required":
+        out.finish = "tool_calls"  # vLLM ends a `required` reply "tool_calls" even when it made no call
     return out
 
 
@@ -144,7 +147,7 @@ def completion(chunks: list[dict[str, Any]], out: Generated) -> dict[str, Any]:
         message["tool_calls"] = None
     elif not message["tool_calls"]:
         del message["tool_calls"]  # vLLM >= 0.24 drops the empty list
-    choice["stop_reason"] = None if out.finish == "length" else END_TOKEN_ID
+    choice["stop_reason"] = None if out.finish == "length" else out.stop_token_id
     return whole
 
 

@@ -71,6 +71,9 @@ class Reply:
     cut_at_byte: int | None = None  # close the connection after this many body bytes
     stall_after_bytes: int | None = None  # stop sending (but keep the connection) after N bytes
     latency: float = 0.0  # seconds between deltas (the demo looks alive)
+    # A stop token other than the tokenizer's own end token (Qwen's <|endoftext|>, 151643, which its
+    # generation_config lists too): a non-streamed reply ended by it reports the id as `stop_reason`.
+    stop_token_id: int | None = None
 
 
 def render_text_calls(calls: list[Call], fmt: str) -> str:
