@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cliargs import program_name
 from .report import Check
 
-MCP_FIX = "see its log, or run `python cli.py mcp list`; set mcp.servers.{name}.enabled to false to skip it"
+MCP_FIX = "see its log, or run `{program} mcp list`; set mcp.servers.{name}.enabled to false to skip it"
 
 
 def mcp_checks(rows: list[dict[str, Any]]) -> list[Check]:
@@ -27,7 +28,7 @@ def _check(row: dict[str, Any]) -> Check:
             detail += f"; skipped {len(row['skipped'])} ({row['skipped'][0]})"
         return Check(check_id, title, "warn" if row["skipped"] else "pass", detail, data=row)
     detail = f"{status}: {row['error'] or 'no answer'}  [{row['target']}]"
-    fix = MCP_FIX.format(name=name)
+    fix = MCP_FIX.format(program=program_name(), name=name)
     if row.get("log"):
         fix = fix.replace("its log", f"its log ({row['log']})")
     return Check(check_id, title, "warn", detail, fix, data=row)
