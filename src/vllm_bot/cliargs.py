@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 
-def program_name() -> str:
+def program_name(argv0: str | None = None) -> str:
     """The command the user ran, for messages: `vllm-bot` (the installed entry point), `python cli.py`
-    (as typed, from a checkout) or `python -m vllm_bot.app`."""
-    argv0 = sys.argv[0] if sys.argv else ""
+    (as typed, from a checkout) or `python -m vllm_bot.app`. `argv0` defaults to sys.argv[0]."""
+    if argv0 is None:
+        argv0 = sys.argv[0] if sys.argv else ""
     path = Path(argv0)
     if path.name == "cli.py":
         return f"python {shlex.quote(argv0)}"
