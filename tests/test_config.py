@@ -1,5 +1,7 @@
 import dataclasses
 import json
+import os
+import shutil
 import subprocess
 import sys
 import typing
@@ -250,3 +252,25 @@ def test_cli_rejects_loop_stop_after_0_with_exit_2(tmp_path):
     assert proc.returncode == 2
     assert f"{path}: 'agent.loop_stop_after' must be at least 1, got 0" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_default_config_is_the_checkouts_beside_cli_py_else_the_users(tmp_path):
+    from vllm_bot.config import default_config_path
+
+    assert default_config_path() == ROOT / "config.json"  # the tests run from the checkout
+    # The package as installed: lib/python3.X/site-packages/vllm_bot, no cli.py anywhere above it. A
+    # config.json two levels up is not a checkout's; the user's config dir is read.
+    site = tmp_path / "lib" / "python3" / "site-packages"
+    shutil.copytree(
+        ROOT / "src" / "vllm_bot", site / "vllm_bot", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (site.parent / "config.json").write_text('{"nonsense": 1}')
+    env = {**os.environ, "PYTHONPATH": str(site), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    code = "import vllm_bot.config as c; print(c.__file__); print(c.default_config_path())"
+    shown = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert shown.returncode == 0, shown.stderr
+    module, path = shown.stdout.split()
+    assert module == str(site / "vllm_bot" / "config.py")
+    assert path == str(tmp_path / "cfg" / "vllm-bot" / "config.json")

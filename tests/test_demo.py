@@ -3,6 +3,7 @@ terminal and without input, on a throwaway copy that is deleted afterwards."""
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,7 @@ def test_demo_runs_to_completion_without_a_terminal(tmp_path):
     for step in ("-> read shop.py", "-> read test_shop.py", f"-> exec {TEST_COMMAND}", "-> edit shop.py"):
         assert step in err
     assert "exec failed: Exit code 1" in err and "exec ok: Exit code 0" in err
+    assert f"run `python {shlex.quote(str(ROOT / 'cli.py'))}` in your project" in err  # the command it ran
     assert "\x1b[" not in proc.stdout + err  # no colours or cursor moves without a terminal
     copy = re.search(r"sample project \((\S+)\)", err).group(1)
     assert not Path(copy).exists()  # the throwaway copy is gone

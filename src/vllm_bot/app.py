@@ -11,37 +11,57 @@ import sys
 from typing import Any
 
 from . import __version__
-from .cliargs import UsageError, connection_flags, overrides_from, resolve_workspace
+from .cliargs import UsageError, connection_flags, overrides_from, program_name, resolve_workspace
 from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 DESCRIPTION = "vLLM Bot: an autonomous coding agent for local models served by vLLM."
-EPILOG = """commands (each has --help):
-  doctor      check the server: tool calls, parsers, reasoning    python cli.py doctor
-  undo        put back the files the agent changed last turn      python cli.py undo --list
-  diff        what the agent changed (last turn or session)       python cli.py diff --session
-  sessions    the saved sessions of this workspace                python cli.py sessions
-  mcp list    connect to the MCP servers and list their tools     python cli.py mcp list --json
+EXIT_CODES = """exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
+2 usage or config error, 3 stopped by a limit (iterations, loop guard, context) or by Ctrl-C."""
 
-exit codes: 0 task finished, 1 runtime failure (e.g. server unreachable),
-2 usage or config error, 3 stopped by a limit (iterations, loop guard, context) or by Ctrl-C.
+# (command, what it does, an example's arguments); --help writes the examples with the command the
+# user ran (`vllm-bot` or `python cli.py`).
+COMMANDS = (
+    ("doctor", "check the server: tool calls, parsers, reasoning", "doctor"),
+    ("undo", "put back the files the agent changed last turn", "undo --list"),
+    ("diff", "what the agent changed (last turn or session)", "diff --session"),
+    ("sessions", "the saved sessions of this workspace", "sessions"),
+    ("mcp list", "connect to the MCP servers and list their tools", "mcp list --json"),
+)
 
-examples:
-  python cli.py                                  interactive session in this directory
-  python cli.py -p "fix the failing test"        one task, headless; the answer goes to stdout
-  python cli.py -p - < task.txt                  read the task from stdin
-  python cli.py --continue                       resume the latest session in this directory
-  python cli.py -p "..." --output-format json    one JSON object with the answer, calls and usage
-  python cli.py --demo                           a scripted demo task, no GPU or server needed
-"""
+EXAMPLES = (
+    ("", "interactive session in this directory"),
+    ('-p "fix the failing test"', "one task, headless; the answer goes to stdout"),
+    ("-p - < task.txt", "read the task from stdin"),
+    ("--continue", "resume the latest session in this directory"),
+    ('-p "..." --output-format json', "one JSON object with the answer, calls and usage"),
+    ("--demo", "a scripted demo task, no GPU or server needed"),
+)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def epilog(prog: str) -> str:
+    """The sub-commands, the exit codes and the examples, written with the command the user ran."""
+    name_width = max(len(name) for name, _, _ in COMMANDS) + 2
+    meaning_width = max(len(meaning) for _, meaning, _ in COMMANDS) + 4
+    commands = [
+        f"  {name:<{name_width}}{meaning:<{meaning_width}}{prog} {ex}" for name, meaning, ex in COMMANDS
+    ]
+    lines = [f"{prog} {args}".rstrip() for args, _ in EXAMPLES]
+    width = max(len(line) for line in lines) + 4
+    examples = [f"  {line:<{width}}{meaning}" for line, (_, meaning) in zip(lines, EXAMPLES, strict=True)]
+    return "\n".join(
+        ["commands (each has --help):", *commands, "", EXIT_CODES, "", "examples:", *examples, ""]
+    )
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The main parser; `prog` (default: the command the user ran) names the command in --help."""
+    prog = prog or program_name()
     parser = argparse.ArgumentParser(
-        prog="vllm-bot",
+        prog=prog,
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=epilog(prog),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -113,7 +133,7 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
     module_name, _, attr = SUBCOMMANDS[name].partition(":")
     add_arguments, run = getattr(importlib.import_module(module_name, __package__), attr)()
-    parser = argparse.ArgumentParser(prog=f"vllm-bot {name}")
+    parser = argparse.ArgumentParser(prog=f"{program_name()} {name}")
     add_arguments(parser)
     return int(run(parser.parse_args(argv)))
 

@@ -4,12 +4,32 @@ workspace argument and the usage error. Sub-commands import these, never `app` (
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
 
+def program_name(argv0: str | None = None) -> str:
+    """The command the user ran, for messages: `vllm-bot` (the installed entry point), `python cli.py`
+    (as typed, from a checkout) or `python -m vllm_bot.app`. `argv0` defaults to sys.argv[0]."""
+    if argv0 is None:
+        argv0 = sys.argv[0] if sys.argv else ""
+    path = Path(argv0)
+    if path.name == "cli.py":
+        return f"python {shlex.quote(argv0)}"
+    if path.name == "app.py" and path.parent.name == "vllm_bot":
+        return "python -m vllm_bot.app"
+    return "vllm-bot"
+
+
 def config_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="PATH", help="config file (default: config.json next to cli.py)")
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="config file (default: config.json next to cli.py in a checkout, "
+        "else ~/.config/vllm-bot/config.json)",
+    )
 
 
 def workspace_flag(parser: argparse.ArgumentParser, help: str = "the project directory") -> None:

@@ -213,9 +213,9 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 def default_config_path() -> Path:
     """`config.json` next to cli.py in a checkout; the user's config dir for an installed package."""
-    checkout = Path(__file__).resolve().parents[2] / "config.json"
-    if checkout.is_file():
-        return checkout
+    checkout = Path(__file__).resolve().parents[2]  # src/vllm_bot/config.py -> the checkout
+    if (checkout / "cli.py").is_file() and (checkout / "config.json").is_file():
+        return checkout / "config.json"
     base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     return base / "vllm-bot" / "config.json"
 

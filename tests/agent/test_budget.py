@@ -53,8 +53,10 @@ def test_a_long_command_is_cut_to_the_budget_and_the_task_stops(tmp_path):
     (tmp_path / "a.txt").write_text("hello\n")
     script = [Reply(calls=[Call("exec", {"command": SLOW, "timeout": 60}), Call("read", {"path": "a.txt"})])]
     with FakeVLLM(script) as server:
-        outcome, agent, events = run_agent(server, tmp_path, 3)
-    assert_stopped_by_budget(outcome, events, 3)
+        # 8 s: room for the request and the start of the command on a loaded machine (a budget used
+        # up before the command starts would leave it not run, not cut); the command needs 20 s.
+        outcome, agent, events = run_agent(server, tmp_path, 8)
+    assert_stopped_by_budget(outcome, events, 8)
     assert outcome.iterations == 1
     results = agent.conversation.entries[-1]
     assert isinstance(results, ToolResults)
@@ -86,7 +88,8 @@ def test_headless_run_reports_the_budget_in_json_and_exits_3(tmp_path):
     workspace = tmp_path / "project"
     workspace.mkdir()
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"agent": {"time_budget": 2}}))
+    # 8 s: the process's start-up counts too, and takes seconds on a loaded machine; SLOW needs 20 s.
+    config.write_text(json.dumps({"agent": {"time_budget": 8}}))
     script = [Reply(calls=[Call("exec", {"command": SLOW})])]
     with FakeVLLM(script) as server:
         cmd = [sys.executable, str(ROOT / "cli.py"), "--workspace", str(workspace), "--base-url"]

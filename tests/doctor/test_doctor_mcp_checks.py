@@ -1,5 +1,6 @@
 """The doctor's MCP rows (doctor/mcp_checks.py): status, detail and fix for each kind of server row."""
 
+from vllm_bot.cliargs import program_name
 from vllm_bot.doctor.mcp_checks import mcp_checks
 
 
@@ -21,9 +22,11 @@ def row(**kw):
 def test_a_failed_server_points_at_its_log_only_when_the_log_has_something():
     [empty] = mcp_checks([row(status="failed", error="command not found: srv")])
     assert empty.status == "warn" and "log" not in empty.fix
-    assert empty.fix.startswith("run `python cli.py mcp list`")
+    assert empty.fix.startswith(f"run `{program_name()} mcp list`")
     [logged] = mcp_checks([row(status="failed", error="exited", log="/w/.vllm-bot/mcp/srv.log")])
-    assert logged.fix.startswith("see its log (/w/.vllm-bot/mcp/srv.log), or run `python cli.py mcp list`")
+    assert logged.fix.startswith(
+        f"see its log (/w/.vllm-bot/mcp/srv.log), or run `{program_name()} mcp list`"
+    )
 
 
 def test_a_connected_server_with_a_warning_is_a_warning_with_its_first_line():

@@ -198,6 +198,15 @@ def test_wrong_api_key_message():
             client.resolve_model()
 
 
+def test_chat_request_carries_the_api_key():
+    # The chat POST goes through the SDK's plain `post` with security options (request.py); a server
+    # that wants a key answers it only if that path sends the bearer header.
+    with FakeVLLM([Reply(content="Done.")], api_key="right") as server:
+        turn, _ = ask(make_client(server, api_key="right", model=server.model))
+        server.assert_done()
+    assert turn.content == "Done."
+
+
 def test_unknown_model_lists_served_models():
     with FakeVLLM([]) as server:
         client = make_client(server, model="nope")

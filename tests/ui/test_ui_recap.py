@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
+from vllm_bot.cliargs import program_name
 from vllm_bot.conversation import Conversation
-from vllm_bot.ui.recap import come_back_hint, invoked_as, recap_lines
+from vllm_bot.ui.recap import come_back_hint, recap_lines
 
 
 def conversation(turns):
@@ -48,9 +49,9 @@ def test_nothing_to_recap_in_a_new_conversation():
 
 
 def test_the_way_back_names_the_command_the_user_ran(tmp_path, monkeypatch):
-    assert invoked_as("cli.py") == "python cli.py"
-    assert invoked_as("/home/me/vllm-bot/cli.py") == "python /home/me/vllm-bot/cli.py"
-    assert invoked_as("/usr/local/bin/vllm-bot") == "vllm-bot"
+    assert program_name("cli.py") == "python cli.py"
+    assert program_name("/home/me/vllm-bot/cli.py") == "python /home/me/vllm-bot/cli.py"
+    assert program_name("/usr/local/bin/vllm-bot") == "vllm-bot"
     monkeypatch.chdir(tmp_path)
     assert come_back_hint(tmp_path, "vllm-bot") == "To continue this session later: vllm-bot --continue"
     other = tmp_path / "my project"

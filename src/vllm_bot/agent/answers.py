@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..calls import AssistantTurn
+from ..cliargs import program_name
 
 MAX_NUDGES = 2  # unfinished replies in a row that get a note; one more stops the task
 CONTINUE = (
@@ -87,5 +88,5 @@ class AnswerCheck:
         return Ending(
             reason="empty_answer",
             text=f"Stopped: {replies} ended without an answer or a tool call (only reasoning, or "
-            "nothing). `python cli.py doctor` checks how the server and model answer.",
+            f"nothing). `{program_name()} doctor` checks how the server and model answer.",
         )

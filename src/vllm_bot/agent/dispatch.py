@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..calls import ToolCall
+from ..cliargs import program_name
 from ..model.replies import TRUNCATED_CALL
 from ..tools.definitions import find_definition, tool_names
 from ..tools.validation import ArgumentError, expected_shape, normalize_arguments
@@ -48,5 +49,5 @@ def malformed_message(streak: int, problem: str, via: str) -> str:
             "temperature may do better, and vllm.tool_choice: required makes vLLM hold the arguments "
             "to the tools' schemas."
         )
-    advice = " A model or server with native tool calling may do better; `python cli.py doctor` checks it."
-    return text + advice
+    doctor = f"`{program_name()} doctor`"
+    return text + f" A model or server with native tool calling may do better; {doctor} checks it."

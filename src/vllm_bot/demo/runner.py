@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..cliargs import program_name
 from ..errors import EXIT_RUNTIME
 from ..testing.fake_vllm import FakeVLLM
 from .script import TASK, demo_script
@@ -84,6 +85,6 @@ def _run_session(args: Any, workspace: Path, base_url: str) -> int:
         session.close()
     session.say(
         "\nDEMO finished; the copy has been deleted. For real work start vLLM (see README) and run "
-        "`python cli.py` in your project."
+        f"`{program_name()}` in your project."
     )
     return outcome.exit_code

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cliargs import program_name
 from .report import Check
 
-MCP_FIX = "run `python cli.py mcp list`; set mcp.servers.{name}.enabled to false to skip it"
+MCP_FIX = "run `{program} mcp list`; set mcp.servers.{name}.enabled to false to skip it"
 
 
 def mcp_checks(rows: list[dict[str, Any]]) -> list[Check]:
@@ -35,5 +36,5 @@ def _check(row: dict[str, Any]) -> Check:
 
 def _fix(row: dict[str, Any]) -> str:
     """How to find out more: the server's log only when it has something in it."""
-    fix = MCP_FIX.format(name=row["name"])
+    fix = MCP_FIX.format(program=program_name(), name=row["name"])
     return f"see its log ({row['log']}), or {fix}" if row.get("log") else fix

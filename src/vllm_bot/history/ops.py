@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cliargs import program_name
 from ..statedir import STATE_DIR_NAME
 from .checkpoints import CheckpointStore, Turn, describe, first_line, list_ledgers
 from .gitrepo import GitRepo, open_repo
@@ -67,7 +68,7 @@ def _files(n: int) -> str:
 def _refusal_hint() -> str:
     return (
         "Refused: undo never overwrites your own edits silently. Keep them and undo by hand, or run "
-        "`python cli.py undo --force` (your versions stay recoverable)."
+        f"`{program_name()} undo --force` (your versions stay recoverable)."
     )
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..calls import AssistantTurn, ToolResult, Usage
+from ..cliargs import program_name
 from ..conversation import Entry, ToolResults, UserMessage
 from ..errors import EXIT_USAGE, UserFacingError
 from .session_codec import entry_from_dict, repair, result_from_dict
@@ -190,7 +191,7 @@ def find_session(state_dir: Path, wanted: str | None) -> LoadedSession:
     paths = newest_first(folder.glob("*.jsonl"))
     if not paths:
         raise SessionNotFound(
-            f"no saved session in {state_dir.parent}; start one with `python cli.py` in that directory"
+            f"no saved session in {state_dir.parent}; start one with `{program_name()}` in that directory"
         )
     if wanted is None:
         return load_session(paths[0])
@@ -207,7 +208,7 @@ def matching(paths: list[Path], wanted: str) -> list[Path]:
 
 def no_single_match(wanted: str, matches: list[Path]) -> SessionNotFound:
     found = "several sessions match" if matches else "no session matches"
-    return SessionNotFound(f"{found} {wanted!r}; `python cli.py sessions` lists them")
+    return SessionNotFound(f"{found} {wanted!r}; `{program_name()} sessions` lists them")
 
 
 def first_line(text: str, limit: int = 72) -> str:
@@ -217,7 +218,7 @@ def first_line(text: str, limit: int = 72) -> str:
 
 
 def describe_session(s: LoadedSession) -> dict[str, Any]:
-    """One row for `python cli.py sessions` and /resume."""
+    """One row for the `sessions` command and /resume."""
     task = first_line(s.first_task, 70) or "(no task yet)"
     return {
         "id": s.id,

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cliargs import program_name
 from ..events import CallsDetected, Debug, Event, ModeSwitched, Notice, RequestStarted
 from ..statedir import user_state_dir
 
@@ -117,7 +118,7 @@ def remembered_note(memo: Remembered) -> str:
     )
     return (
         f"starting in text mode: on {memo.since} {why} for this server and model. "
-        "`vllm-bot doctor` re-checks (and forgets this once native calls work); "
+        f"`{program_name()} doctor` re-checks (and forgets this once native calls work); "
         "--function-calling forces a native try."
     )
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 from pathlib import Path
 
 from ..calls import AssistantTurn
+from ..cliargs import program_name
 from ..conversation import Entry, ToolResults, UserMessage
 from ..tools.context import plural
 from .display import call_title, clip, fold_head, safe_text
@@ -65,18 +65,9 @@ def _turn(entries: list[Entry], answer_lines: int) -> list[str]:
     return lines
 
 
-def invoked_as(argv0: str | None = None) -> str:
-    """The command the user ran us with: `python cli.py` for the checkout script, else `vllm-bot`.
-    (A stand-in until a shared helper exists; sys.argv[0] tells the two apart.)"""
-    arg = sys.argv[0] if argv0 is None else argv0
-    if arg.endswith(".py"):
-        return f"python {shlex.quote(arg)}"
-    return "vllm-bot"
-
-
 def come_back_hint(workspace: Path, argv0: str | None = None) -> str:
     """The line printed on leaving a session: how to continue it."""
     where = ""
     if workspace.resolve() != Path(os.getcwd()).resolve():
         where = f" --workspace {shlex.quote(str(workspace))}"
-    return f"To continue this session later: {invoked_as(argv0)} --continue{where}"
+    return f"To continue this session later: {program_name(argv0)} --continue{where}"
