@@ -120,6 +120,8 @@ class Session:
         )
         for event in early:
             self.emit(event)
+        for warning in self.config.provenance.warnings:  # untrusted project settings, skipped servers
+            self.emit(Notice("warning", warning))
         warning = self.toolbox.status.warning
         if warning and self.headless:  # an interactive session (and the demo) says it in its banner
             self.emit(Notice("warning", sandbox_warning(warning, self.gate.mode)))
