@@ -68,7 +68,7 @@ def load_layers(
     elif path is not None:
         raise ConfigError(f"config file {user} does not exist")
     else:
-        cfg.provenance.files.append(("user config", str(user), "none"))
+        cfg.provenance.files.append(("user config", str(user), "not found"))
     if workspace is not None:
         policy = trust or TrustPolicy(explicit=trusted_by_env(env))
         _apply_project(cfg, workspace, env, policy)
@@ -158,6 +158,9 @@ def _apply_project(cfg: Config, workspace: Path, env: Mapping[str, str], trust: 
             cfg.provenance.ignored += [f"{key} ({name})" for key in risky]
             data = {} if name == MCP_JSON else split(data)[0]
         note = f"{state}" if risky else "read"
+        if name == MCP_JSON:
+            names = [key.removeprefix(f"{CLAUDE_KEY}.") for key in risky]
+            note = f"servers {', '.join(names)}: {state}" if names else "no servers"
         apply_layer(cfg, data, path, f"project {name}")
         cfg.provenance.files.append((f"project {name}", path, note))
     if state == "not trusted":
@@ -173,3 +176,35 @@ def origin(cfg: Config, dotted: str) -> str:
         if found is not None:
             return found
     return DEFAULT
+
+
+def project_summary(cfg: Config) -> str:
+    """The workspace's own settings files for the banner: `.mcp.json (servers a, b: trusted)`."""
+    return ", ".join(
+        f"{layer.removeprefix('project ')} ({note})"
+        for layer, _, note in cfg.provenance.files
+        if layer.startswith("project ")
+    )
+
+
+def config_rows(cfg: Config, prefix: str = "") -> list[tuple[str, str]]:
+    """(dotted key, `value  [where it came from]`) of every setting under `prefix`, the API key masked."""
+    from .config import to_dict
+
+    rows = []
+    for key, value in _leaves(to_dict(cfg), ""):
+        if key == prefix or key.startswith(prefix.rstrip(".") + ".") or not prefix:
+            shown = json.dumps(value, ensure_ascii=False)
+            shown = shown if len(shown) <= 70 else shown[:69] + "…"
+            rows.append((key, f"{shown}  [{origin(cfg, key)}]"))
+    return rows
+
+
+def _leaves(data: dict[str, Any], prefix: str) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            found += _leaves(value, f"{prefix}{key}.")
+        else:
+            found.append((prefix + key, value))
+    return found
