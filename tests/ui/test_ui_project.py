@@ -47,7 +47,9 @@ def start(ws, server, approval="auto-edit"):
     (ws / ".vllm-bot" / "config.json").write_text(
         json.dumps({"agent": {"max_iterations": 12, "approval": approval}})
     )
-    config = load_config(env={}, overrides={"vllm.base_url": server.base_url}, workspace=ws, trust=TrustPolicy())
+    config = load_config(
+        env={}, overrides={"vllm.base_url": server.base_url}, workspace=ws, trust=TrustPolicy()
+    )
     err = io.StringIO()
     s = Session(config, ws, headless=False, front=PlainUI(stream_text=True, out=io.StringIO(), err=err))
     s.output = err
