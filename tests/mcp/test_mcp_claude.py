@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vllm_bot.config import ConfigError, load_config
-from vllm_bot.config_layers import origin
+from vllm_bot.config_layers import origin, project_summary
 from vllm_bot.trust import TrustPolicy, TrustStore
 
 SERVERS = {
@@ -45,7 +45,8 @@ def test_a_trusted_mcp_json_becomes_mcp_servers(tmp_path):
     assert docs.url == "http://127.0.0.1:8931/mcp"
     assert docs.headers == {"Authorization": "Bearer ${DOCS_TOKEN}"}  # expanded when it starts
     assert origin(cfg, "mcp.servers.time") == "project .mcp.json"
-    assert ("project .mcp.json", str(mcp_json), "trusted") in cfg.provenance.files
+    assert ("project .mcp.json", str(mcp_json), "servers time, docs: trusted") in cfg.provenance.files
+    assert project_summary(cfg) == ".mcp.json (servers time, docs: trusted)"  # the banner's row
     again = load_config(env={"DOCS_PORT": "8931"}, workspace=ws, trust=TrustPolicy(store=store))
     assert set(again.mcp.servers) == {"time", "docs"}  # asked once
 

@@ -7,6 +7,7 @@ from typing import Any
 from ...config_layers import config_rows
 from ...instructions import FILE_NAME
 from ...prompts import load_template, render
+from ..display import columns
 from .registry import StartTask, command
 
 
@@ -31,8 +32,7 @@ def _config(session: Any, arg: str) -> None:
     if not rows:
         session.say(f"No setting starts with '{arg.strip()}'. Try /config vllm, /config sandbox, ...")
         return
-    width = min(40, max(len(key) for key, _ in rows))
-    for key, shown in rows:
-        session.say(f"{key:<{width}}  {shown}")
+    for line in columns(rows):
+        session.say(line)
     if config.provenance.ignored:
         session.say("Ignored (the workspace is not trusted): " + ", ".join(config.provenance.ignored))
