@@ -2,14 +2,18 @@
 comes from the repository), and a `mcpServers` key in our config answered with how to move it over."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from mcp_support import stdio_json
 
 from vllm_bot.config import ConfigError, load_config
 from vllm_bot.config_layers import origin, project_summary
 from vllm_bot.trust import TrustPolicy, TrustStore
 
+CLI = Path(__file__).resolve().parents[2] / "cli.py"
 SERVERS = {
     "mcpServers": {
         "time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time", "--tz=${TZ_NAME:-UTC}"]},
@@ -114,3 +118,20 @@ def test_mcp_servers_in_our_config_says_how_to_move_them(tmp_path):
     # the converted block is valid config as it stands
     fixed = put(tmp_path / "fixed.json", converted)
     assert set(load_config(fixed, env={}).mcp.servers) == {"time", "docs"}
+
+
+def test_mcp_list_starts_a_workspace_mcp_json_server_only_when_trusted(tmp_path):
+    """Through `python cli.py mcp list`, with a real stdio server from a Claude-style .mcp.json."""
+    ws = tmp_path / "ws"
+    basic = stdio_json("basic")
+    put(ws / ".mcp.json", {"mcpServers": {"basic": {"type": "stdio", **basic}}})
+    cli = [sys.executable, str(CLI), "mcp", "list", "--workspace", str(ws)]
+    untrusted = subprocess.run(cli, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "basic" not in untrusted.stdout  # nothing from the repository started
+    [warning] = [line for line in untrusted.stderr.splitlines() if "not trusted" in line]
+    assert "mcpServers.basic (.mcp.json)" in warning and "--trust-project" in warning
+    trusted = subprocess.run(
+        [*cli, "--trust-project"], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert trusted.returncode == 0, trusted.stderr
+    assert trusted.stdout.splitlines()[0].startswith("basic: connected, 2 tools")
