@@ -35,7 +35,7 @@ def test_files_from_the_user_and_the_repository_root_down_to_the_workspace(tmp_p
     ws.mkdir()
     found = load_instructions(ws, 4000, user_dir=user)
     assert [f.label for f in found.files] == [str(user / "AGENTS.md"), "../../AGENTS.md", "../AGENTS.md"]
-    section = found.prompt_section()
+    section = found.section
     assert "never read" not in section
     assert section.index("British") < section.index("make test") < section.index("keep functions short")
     assert not any(f.cut for f in found.files) and found.problems == []
@@ -67,20 +67,20 @@ def test_over_budget_the_nearest_is_kept_and_the_farther_one_is_cut_and_says_so(
     assert "../AGENTS.md (cut: ~" in found.summary()
     tiny = load_instructions(ws, 12, user_dir=tmp_path / "nouser")
     assert tiny.files[0].text == "" and "left out" in tiny.summary()
-    assert "Root rule" not in tiny.prompt_section()
+    assert "Root rule" not in tiny.section
 
 
 def test_a_budget_of_zero_reads_nothing(tmp_path, repo):
     write(repo / "AGENTS.md", "rule\n")
     found = load_instructions(repo, 0, user_dir=tmp_path / "nouser")
-    assert found.files == [] and found.prompt_section() == "" and found.summary() == ""
+    assert found.files == [] and found.section == "" and found.summary() == ""
 
 
 def test_a_link_to_a_file_outside_the_repository_is_not_read(tmp_path, repo):
     secret = write(tmp_path / "secret.txt", "PRIVATE KEY\n")
     (repo / "AGENTS.md").symlink_to(secret)
     found = load_instructions(repo, 4000, user_dir=tmp_path / "nouser")
-    assert found.prompt_section() == ""
+    assert found.section == ""
     assert found.problems == [f"AGENTS.md not read: it links outside {repo.resolve()}"]
 
 
@@ -96,7 +96,7 @@ def test_the_stamp_changes_when_a_file_is_added_or_edited(tmp_path, repo):
 def test_the_system_prompt_carries_the_instructions_and_renders_them_again_when_they_change(repo, tmp_path):
     write(repo / "AGENTS.md", "Use tabs, not spaces.\n")
     found = load_instructions(repo, 4000, user_dir=tmp_path / "nouser")
-    prompts = SystemPrompts(SystemPromptConfig(), str(repo), found.prompt_section())
+    prompts = SystemPrompts(SystemPromptConfig(), str(repo), found.section)
     text = prompts(False, [])
     assert "## Project instructions" in text and "### AGENTS.md\nUse tabs, not spaces." in text
     assert text.index("Workspace:") < text.index("Use tabs")

@@ -58,7 +58,8 @@ class Instructions:
     def loaded(self) -> list[InstructionFile]:
         return [f for f in self.files if f.text]
 
-    def prompt_section(self) -> str:
+    @property
+    def section(self) -> str:
         """The system prompt's section ('' when no file was loaded)."""
         if not self.loaded:
             return ""

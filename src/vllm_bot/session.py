@@ -53,9 +53,7 @@ class Session:
         self.state_dir = workspace_state_dir(workspace)
         self.trace: Trace | None = None
         self.instructions = load_instructions(workspace, config.system_prompt.instructions_max_tokens)
-        self._system_prompt = SystemPrompts(
-            config.system_prompt, str(workspace), self.instructions.prompt_section()
-        )
+        self._system_prompt = SystemPrompts(config.system_prompt, str(workspace), self.instructions.section)
         if config.agent.debug:
             self.trace = Trace.in_state_dir(self.state_dir, secrets=[config.vllm.api_key])
             print(f"[DEBUG] Trace of raw requests and responses: {self.trace.path}", file=sys.stderr)
@@ -160,7 +158,7 @@ class Session:
         self.instructions = load_instructions(
             self.workspace, self.config.system_prompt.instructions_max_tokens
         )
-        self._system_prompt.set_instructions(self.instructions.prompt_section())
+        self._system_prompt.set_instructions(self.instructions.section)
         self.say(f"Project instructions read again: {self.instructions.summary() or 'none'}.")
 
     def switch_model(self, name: str) -> None:
