@@ -13,8 +13,11 @@ import pytest  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _user_state_in_tmp(tmp_path_factory, monkeypatch):
-    """The per-user state dir (remembered server modes) never touches the real home in tests."""
+    """The per-user state dir (remembered server modes, trusted workspaces) and the user config dir
+    (config.json, AGENTS.md) never touch the real home in tests."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("userconfig")))
+    monkeypatch.delenv("VLLM_BOT_TRUST_PROJECT", raising=False)
 
 
 REAL_VLLM_TIER = Path(__file__).resolve().parent / "realvllm"

@@ -254,23 +254,23 @@ def test_cli_rejects_loop_stop_after_0_with_exit_2(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_default_config_is_the_checkouts_beside_cli_py_else_the_users(tmp_path):
-    from vllm_bot.config import default_config_path
+def test_the_defaults_file_is_the_checkouts_beside_cli_py_and_an_installed_package_has_none(tmp_path):
+    from vllm_bot.config_layers import defaults_file
 
-    assert default_config_path() == ROOT / "config.json"  # the tests run from the checkout
+    assert defaults_file() == ROOT / "config.json"  # the tests run from the checkout
     # The package as installed: lib/python3.X/site-packages/vllm_bot, no cli.py anywhere above it. A
-    # config.json two levels up is not a checkout's; the user's config dir is read.
+    # config.json two levels up is not a checkout's.
     site = tmp_path / "lib" / "python3" / "site-packages"
     shutil.copytree(
         ROOT / "src" / "vllm_bot", site / "vllm_bot", ignore=shutil.ignore_patterns("__pycache__")
     )
     (site.parent / "config.json").write_text('{"nonsense": 1}')
     env = {**os.environ, "PYTHONPATH": str(site), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-    code = "import vllm_bot.config as c; print(c.__file__); print(c.default_config_path())"
+    code = "import vllm_bot.config_layers as c; print(c.__file__); print(c.defaults_file())"
     shown = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert shown.returncode == 0, shown.stderr
     module, path = shown.stdout.split()
-    assert module == str(site / "vllm_bot" / "config.py")
-    assert path == str(tmp_path / "cfg" / "vllm-bot" / "config.json")
+    assert module == str(site / "vllm_bot" / "config_layers.py")
+    assert path == "None"

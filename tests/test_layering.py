@@ -2,7 +2,8 @@
 
 A module's *unit* is its wing (`agent`, `model`, ... the first package under vllm_bot), or, for a
 module at the package top, `shared` (the vocabulary every wing speaks: calls, conversation, events,
-errors, config, config_rules, prompts, statedir, cliargs, and the package's own `__init__`),
+errors, config, config_rules, config_layers, trust, instructions, prompts, statedir, cliargs, and the
+package's own `__init__`),
 `session` (assembles one session from the wings) or `app` (the command line; nothing imports it). Imports inside functions count too: a lazy import is still a
 dependency. ARCHITECTURE.md explains the table.
 """
@@ -19,6 +20,9 @@ SHARED = {
     "errors",
     "config",
     "config_rules",
+    "config_layers",
+    "trust",
+    "instructions",
     "prompts",
     "statedir",
     "cliargs",
@@ -41,9 +45,10 @@ MAY_IMPORT = {
     "demo": {"session", "ui", "testing"},
     "app": {"session", "demo", "model"},
 }
-# The shared vocabulary reads two pure-data modules of the wings (the tool declarations, for config
-# validation and the text-mode prompt; the MCP name rules, for config validation) and nothing else.
-SHARED_MAY_READ = {"tools.definitions", "mcp.names"}
+# The shared vocabulary reads three pure-data modules of the wings (the tool declarations, for config
+# validation and the text-mode prompt; the MCP name rules, for config validation; the Claude-style
+# `.mcp.json` format, for the config layers) and nothing else.
+SHARED_MAY_READ = {"tools.definitions", "mcp.names", "mcp.claude"}
 
 
 def unit_of(module: str) -> str:

@@ -11,7 +11,14 @@ import sys
 from typing import Any
 
 from . import __version__
-from .cliargs import UsageError, connection_flags, overrides_from, program_name, resolve_workspace
+from .cliargs import (
+    UsageError,
+    connection_flags,
+    overrides_from,
+    program_name,
+    resolve_workspace,
+    trust_policy,
+)
 from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -153,13 +160,25 @@ def run_session(args: argparse.Namespace) -> int:
         from .demo import run_demo
 
         return run_demo(args)
-    config = load_config(args.config, overrides=overrides_from(args))
     workspace = resolve_workspace(args.workspace)
     task = read_task(args.prompt)
+    ask = ask_trust if task is None and sys.stdin.isatty() else None  # headless never asks
+    trust = trust_policy(args, ask)
+    config = load_config(args.config, overrides=overrides_from(args), workspace=workspace, trust=trust)
     session = Session(config, workspace, headless=task is not None, resume=args.resume, latest=args.continue_)
     if task is not None:
         return session.run_headless(task, args.output_format or "text")
     return session.run_interactive()
+
+
+def ask_trust(request: Any) -> bool:
+    """The question a workspace with its own safety settings gets once (trust.TrustRequest)."""
+    print("\n".join(request.question()))
+    try:
+        answer = input("Trust this workspace? [y/N] ")
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
 
 
 def guarded(action: Any, *, headless: bool) -> int:

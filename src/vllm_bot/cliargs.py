@@ -4,10 +4,14 @@ workspace argument and the usage error. Sub-commands import these, never `app` (
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from .trust import TrustPolicy, TrustRequest, trusted_by_env
 
 
 def program_name(argv0: str | None = None) -> str:
@@ -27,8 +31,13 @@ def config_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         metavar="PATH",
-        help="config file (default: config.json next to cli.py in a checkout, "
-        "else ~/.config/vllm-bot/config.json)",
+        help="config file, read instead of the user config (~/.config/vllm-bot/config.json)",
+    )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="apply the workspace's own .vllm-bot/config.json and .mcp.json in full for this run, "
+        "safety settings included, without asking",
     )
 
 
@@ -46,6 +55,18 @@ def connection_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--debug", action="store_true", default=None, help="log each step and keep a trace")
 
 
+# The flag behind each dotted key of `overrides_from`, for /config's "where it came from".
+FLAG_NAMES = {
+    "vllm.base_url": "--base-url",
+    "vllm.model": "--model",
+    "vllm.api_key": "--api-key",
+    "vllm.enable_function_calling": "--function-calling / --no-function-calling",
+    "agent.max_iterations": "--max-iterations",
+    "agent.debug": "--debug",
+    "agent.approval": "--yes",
+}
+
+
 def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "vllm.base_url": getattr(args, "base_url", None),
@@ -56,6 +77,13 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
         "agent.debug": getattr(args, "debug", None),
         "agent.approval": "full-auto" if getattr(args, "yes", False) else None,
     }
+
+
+def trust_policy(args: argparse.Namespace, ask: Callable[[TrustRequest], bool] | None = None) -> TrustPolicy:
+    """`--trust-project` or VLLM_BOT_TRUST_PROJECT=1 trusts for this run; else `ask` (an interactive
+    start) asks, and without it the workspace's safety settings apply only if trusted before."""
+    explicit = bool(getattr(args, "trust_project", False)) or trusted_by_env(os.environ)
+    return TrustPolicy(explicit=explicit, ask=ask)
 
 
 class UsageError(Exception):

@@ -1,4 +1,5 @@
-"""Layered, strict configuration: defaults <- config.json <- environment <- command-line flags.
+"""Layered, strict configuration: defaults <- config files <- environment <- command-line flags
+(the layers and where each value came from: config_layers.py).
 
 Each section is a dataclass; the loader checks every key and type against the dataclass fields, so an
 unknown key or a wrong type is a `ConfigError` that names the key and the file it came from.
@@ -10,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
-import os
 import types
 import typing
 from dataclasses import dataclass, field
@@ -73,6 +73,7 @@ class ContextConfig:
 class SystemPromptConfig:
     role: str = "You are vLLM Bot, an autonomous coding agent working in the user's repository."
     template: str = "system.yaml"  # a file in prompts/
+    instructions_max_tokens: int = ranged(4000, low=0)  # AGENTS.md files in the prompt (0: none read)
 
 
 @dataclass
@@ -184,6 +185,17 @@ class TelemetryConfig:
 
 
 @dataclass
+class Provenance:
+    """Where the config came from (filled by config_layers): dotted key -> the layer that set it."""
+
+    origins: dict[str, str] = field(default_factory=dict)
+    files: list[tuple[str, str, str]] = field(default_factory=list)  # (layer, path, how it was used)
+    ignored: list[str] = field(default_factory=list)  # project safety keys of an untrusted workspace
+    warnings: list[str] = field(default_factory=list)  # one line each, shown when the session starts
+    trust: str | None = None  # the workspace's trust, when its settings asked for it
+
+
+@dataclass
 class Config:
     vllm: VllmConfig = field(default_factory=VllmConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
@@ -198,6 +210,7 @@ class Config:
     profiles: dict[str, ProfileConfig] = field(default_factory=dict)  # user model profiles by name
     source: str = field(default="defaults", compare=False)  # where the file layer came from
     flags: set[str] = field(default_factory=set, compare=False)  # dotted keys set on the command line
+    provenance: Provenance = field(default_factory=Provenance, compare=False)
 
 
 ENV_KEYS = {
@@ -211,51 +224,20 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
-def default_config_path() -> Path:
-    """`config.json` next to cli.py in a checkout; the user's config dir for an installed package."""
-    checkout = Path(__file__).resolve().parents[2]  # src/vllm_bot/config.py -> the checkout
-    if (checkout / "cli.py").is_file() and (checkout / "config.json").is_file():
-        return checkout / "config.json"
-    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "vllm-bot" / "config.json"
-
-
 def load_config(
     path: str | Path | None = None,
     env: typing.Mapping[str, str] | None = None,
     overrides: dict[str, Any] | None = None,
+    *,
+    workspace: Path | None = None,
+    trust: Any = None,
 ) -> Config:
-    """Build the effective config. `path=None` uses the default file if it exists; an explicit path
-    must exist. `overrides` maps dotted keys ("vllm.model") to values from command-line flags."""
-    cfg = Config()
-    explicit = path is not None
-    file_path = Path(path) if path is not None else default_config_path()
-    if file_path.is_file():
-        apply_mapping(cfg, _read_json(file_path), str(file_path))
-        cfg.source = str(file_path)
-    elif explicit:
-        raise ConfigError(f"config file {file_path} does not exist")
-    env = os.environ if env is None else env
-    for var, key in ENV_KEYS.items():
-        if var in env:
-            set_key(cfg, key, _from_env(cfg, key, env[var], var), f"environment variable {var}")
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            set_key(cfg, key, value, "command line")
-            cfg.flags.add(key)
-    return cfg
+    """Build the effective config from its layers (config_layers.py). `path` (`--config`) takes the
+    user config's place and must exist; `workspace` adds the project's own settings, trusted by
+    `trust` (a trust.TrustPolicy); `overrides` maps dotted keys ("vllm.model") to flag values."""
+    from .config_layers import load_layers
 
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot be read ({e.strerror})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a JSON object")
-    return data
+    return load_layers(path, env, overrides, workspace, trust)
 
 
 def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "") -> None:
@@ -276,6 +258,8 @@ def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "")
             apply_mapping(current, value, source, dotted + ".")
         else:
             value = coerce(value, hints[key], dotted, source)
+            if isinstance(current, dict):  # keyed by name: a later layer adds or replaces entries
+                value = {**current, **value}
             problem = value_problem(fields[key], value)
             if problem is not None:
                 raise ConfigError(f"{source}: '{dotted}' {problem}")
@@ -357,7 +341,8 @@ def _coerce_item(value: Any, tp: Any, key: str, source: str) -> Any:
     return coerce(value, tp, key, source)
 
 
-def _from_env(cfg: Config, key: str, raw: str, var: str) -> Any:
+def from_env(cfg: Config, key: str, raw: str, var: str) -> Any:
+    """An environment variable's text as the value of `key` (a boolean from 1/0, true/false, ...)."""
     section, name = key.split(".")
     tp = typing.get_type_hints(type(getattr(cfg, section)))[name]
     if tp is bool:
@@ -395,6 +380,7 @@ def to_dict(cfg: Config) -> dict[str, Any]:
     data = dataclasses.asdict(cfg)
     data.pop("source", None)
     data.pop("flags", None)
+    data.pop("provenance", None)
     if data["vllm"].get("api_key") not in (None, "", "EMPTY"):
         data["vllm"]["api_key"] = "***"
     return data

@@ -23,7 +23,8 @@ def prompts_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "prompts"
 
 
-def load_template(name: str) -> dict[str, str]:
+def load_template(name: str, required: str = "system") -> dict[str, str]:
+    """The string parts of prompts/NAME (or an absolute path); `required` must be one of them."""
     import yaml
 
     path = Path(name) if Path(name).is_absolute() else prompts_dir() / name
@@ -33,8 +34,8 @@ def load_template(name: str) -> dict[str, str]:
         raise PromptError(f"prompt file {path} cannot be read ({e.strerror})") from None
     except yaml.YAMLError as e:
         raise PromptError(f"prompt file {path} is not valid YAML: {e}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("system"), str):
-        raise PromptError(f"prompt file {path} must define a 'system' string")
+    if not isinstance(data, dict) or not isinstance(data.get(required), str):
+        raise PromptError(f"prompt file {path} must define a '{required}' string")
     return {k: v for k, v in data.items() if isinstance(v, str)}
 
 
@@ -69,11 +70,15 @@ def system_prompt(
     workspace: str,
     definitions: list[dict[str, Any]],
     text_mode: bool,
+    instructions: str = "",
 ) -> str:
-    """The system prompt for one request; the text-mode tool sections only when `text_mode`."""
+    """The system prompt for one request: the template, the project's instructions (AGENTS.md,
+    instructions.py), and the text-mode tool sections only when `text_mode`."""
     parts = load_template(template_name)
     variables = {"role": role, "workspace": workspace, "tool_list": tool_listing(definitions)}
     text = render(parts["system"], variables, f"{template_name}: system")
+    if instructions:
+        text = text.rstrip() + "\n\n" + instructions
     if text_mode:
         if "text_tools" not in parts:
             raise PromptError(f"prompt file {template_name} must define 'text_tools' for text mode")
@@ -86,10 +91,16 @@ class SystemPrompts:
     so an unchanged prefix keeps vLLM's prefix cache hitting. The tool set is the definitions' content,
     not only their names: an MCP server that changes a tool's parameters changes the prompt too."""
 
-    def __init__(self, config: SystemPromptConfig, workspace: str) -> None:
+    def __init__(self, config: SystemPromptConfig, workspace: str, instructions: str = "") -> None:
         self.config = config
         self.workspace = workspace
+        self.instructions = instructions
         self._rendered: dict[tuple[bool, str], str] = {}
+
+    def set_instructions(self, instructions: str) -> None:
+        """New project instructions (an AGENTS.md added or changed): the next request renders anew."""
+        self.instructions = instructions
+        self._rendered.clear()
 
     def __call__(self, text_mode: bool, definitions: list[dict[str, Any]]) -> str:
         key = (text_mode, json.dumps(definitions, sort_keys=True))
@@ -100,5 +111,6 @@ class SystemPrompts:
                 workspace=self.workspace,
                 definitions=definitions,
                 text_mode=text_mode,
+                instructions=self.instructions,
             )
         return self._rendered[key]

@@ -13,9 +13,11 @@ from typing import Any
 
 from .agent.loop import Agent
 from .config import Config
+from .config_layers import project_summary
 from .errors import ServerUnreachable
 from .events import Emit, Event, Notice, SessionStarted
 from .history.store import attach_history
+from .instructions import instruction_stamp, load_instructions
 from .mcp.bridge import McpTools
 from .mcp.mentions import attach_resources
 from .model.capabilities import CapabilityCache, ModeMemory, configure
@@ -50,7 +52,8 @@ class Session:
         self.headless = headless
         self.state_dir = workspace_state_dir(workspace)
         self.trace: Trace | None = None
-        self._system_prompt = SystemPrompts(config.system_prompt, str(workspace))
+        self.instructions = load_instructions(workspace, config.system_prompt.instructions_max_tokens)
+        self._system_prompt = SystemPrompts(config.system_prompt, str(workspace), self.instructions.section)
         if config.agent.debug:
             self.trace = Trace.in_state_dir(self.state_dir, secrets=[config.vllm.api_key])
             print(f"[DEBUG] Trace of raw requests and responses: {self.trace.path}", file=sys.stderr)
@@ -120,6 +123,8 @@ class Session:
         )
         for event in early:
             self.emit(event)
+        for warning in [*self.config.provenance.warnings, *self.instructions.problems]:
+            self.emit(Notice("warning", warning))  # untrusted project settings, unreadable AGENTS.md, ...
         warning = self.toolbox.status.warning
         if warning and self.headless:  # an interactive session (and the demo) says it in its banner
             self.emit(Notice("warning", sandbox_warning(warning, self.gate.mode)))
@@ -145,6 +150,17 @@ class Session:
             self.emit(event)
         self.say(f"Connected to {self.config.vllm.base_url}: model {self.client.model}.")
 
+    def refresh_instructions(self) -> None:
+        """Before a task: read the AGENTS.md files again if one was added or changed (say, by /init);
+        an unchanged set keeps the system prompt, and so vLLM's prefix cache, as it was."""
+        if self.instructions.stamp == instruction_stamp(self.workspace):
+            return
+        self.instructions = load_instructions(
+            self.workspace, self.config.system_prompt.instructions_max_tokens
+        )
+        self._system_prompt.set_instructions(self.instructions.section)
+        self.say(f"Project instructions read again: {self.instructions.summary() or 'none'}.")
+
     def switch_model(self, name: str) -> None:
         """Use another served model: its own profile and remembered tool-call mode, not the old one's."""
         self.client.use_model(name)
@@ -168,6 +184,8 @@ class Session:
             label=label,
             sandbox_gaps=self.sandbox_gaps(),
             offline=self.offline or "",
+            instructions=self.instructions.summary(),
+            project=project_summary(self.config),
         )
 
     def sandbox_gaps(self) -> list[str]:

@@ -35,10 +35,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cliargs import overrides_from
+    import sys
+
+    from ..cliargs import overrides_from, resolve_workspace, trust_policy
     from ..config import load_config
 
-    config = load_config(args.config, overrides=overrides_from(args))
+    workspace = resolve_workspace(args.workspace)
+    config = load_config(
+        args.config, overrides=overrides_from(args), workspace=workspace, trust=trust_policy(args)
+    )
+    for warning in config.provenance.warnings:
+        print(f"vllm-bot: {warning}", file=sys.stderr)
     return diagnose(config, json_output=args.output_format == "json", mcp_rows=mcp_rows(config, args))
 
 

@@ -26,6 +26,8 @@ class BannerInfo:
     label: str = ""  # e.g. "DEMO"
     sandbox_gaps: list[str] = field(default_factory=list)  # SandboxStatus.gaps(): never shortened
     offline: str = ""  # why the server could not be reached (the session is open anyway)
+    instructions: str = ""  # the AGENTS.md files in the system prompt (Instructions.summary())
+    project: str = ""  # the workspace's own settings files and whether they are trusted
 
     def offline_lines(self) -> list[str]:
         """The banner's closing lines when the server is down: why, and what works meanwhile."""
@@ -50,6 +52,10 @@ class BannerInfo:
             *(("not covered", gap) for gap in self.sandbox_gaps),
             ("workspace", self.workspace),
         ]
+        if self.project:
+            rows.append(("project config", self.project))
+        if self.instructions:
+            rows.append(("instructions", self.instructions))
         git = self.git()
         if git:
             rows.append(("git", git))

@@ -208,7 +208,7 @@ class Repl:
     def command(self, line: str) -> None:
         try:
             dispatch(self.session, expand_command(line, load_all()))
-        except StartTask as e:  # an MCP prompt: its text is the user's next message
+        except StartTask as e:  # an MCP prompt or /init: its text is the user's next message
             self.task(e.text)
         except UnknownCommand as e:
             self.front.say(str(e))
@@ -224,6 +224,7 @@ class Repl:
         try:
             self.session.reconnect()  # after an offline start: try the server again
             self.session.mcp.sync(wait=True)
+            self.session.refresh_instructions()
             text = self.session.with_mentions(text)
             with agent.cancel.sigint():
                 agent.run(text)

@@ -18,6 +18,7 @@ SLASH_MODULES = [
     "vllm_bot.ui.slash.mcp",
     "vllm_bot.ui.slash.history",
     "vllm_bot.ui.slash.doctor",
+    "vllm_bot.ui.slash.project",
 ]
 
 
@@ -35,7 +36,8 @@ PROVIDERS: list[Callable[[Any], dict[str, SlashCommand]]] = []
 
 
 class StartTask(Exception):
-    """Raised by a command whose result is a message for the model (an MCP prompt); the REPL runs it."""
+    """Raised by a command whose result is a message for the model (an MCP prompt, /init);
+    the REPL runs it."""
 
     def __init__(self, text: str) -> None:
         super().__init__("start a task")

@@ -59,6 +59,8 @@ def _tokens(session: Any, arg: str) -> None:
     for name, count in parts.items():
         if count:
             session.say(f"  {name:<20} ~{count:>8,}")
+    if session.instructions.files:  # part of the system prompt's count
+        session.say(f"  of which AGENTS.md: {session.instructions.summary()}")
     budget = client.context.budget()
     session.say(f"  compaction starts at ~{budget:,} tokens (context.compact_threshold)")
     total = agent.usage

@@ -1,0 +1,163 @@
+"""Trusting a workspace's own settings. A project config (`.vllm-bot/config.json`) and a `.mcp.json`
+come from the repository: whoever wrote the repository wrote them. The keys that could weaken safety
+apply only once the user has trusted that workspace; the answer is remembered in our state dir, keyed
+by the workspace's real path and a hash of exactly those keys' values, so a changed file asks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .statedir import user_state_dir
+
+TRUST_FILE = "trusted-workspaces.json"
+TRUST_ENV = "VLLM_BOT_TRUST_PROJECT"  # =1: trust this run's project settings, as --trust-project does
+
+# Dotted keys (and whole sections) a repository may not set until trusted: what sandboxes commands,
+# what asks before acting, what the agent may touch, what runs a program and where our data goes.
+SAFETY_KEYS = (
+    "sandbox",  # all of it: mode, network, the bwrap binary, hidden and writable paths, limits
+    "agent.approval",
+    "tools.allowed_paths",
+    "tools.exec_env",  # the environment of every command (PATH, LD_PRELOAD, ...)
+    "mcp.servers",  # programs that run outside the sandbox, with the user's rights
+    "vllm.base_url",  # where the code, the conversation and the API key are sent
+    "system_prompt.template",  # a file read from anywhere on disk into the prompt
+    "git.checkpoints",  # the snapshots undo needs
+    "git.auto_commit",  # commits in the user's repository
+)
+
+
+def trusted_by_env(env: Any) -> bool:
+    """`VLLM_BOT_TRUST_PROJECT=1` (or true/yes): trust this run's project settings."""
+    return str(env.get(TRUST_ENV, "")).strip().lower() in ("1", "true", "yes", "on")
+
+
+def is_safety_key(dotted: str) -> bool:
+    return any(dotted == key or dotted.startswith(key + ".") for key in SAFETY_KEYS)
+
+
+def _leads_to_safety_key(dotted: str) -> bool:
+    return any(key.startswith(dotted + ".") for key in SAFETY_KEYS)
+
+
+def split(data: dict[str, Any], prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+    """(what any repository may set, {dotted safety key: value}) of one config mapping."""
+    safe: dict[str, Any] = {}
+    risky: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = prefix + key
+        if is_safety_key(dotted) and "." not in dotted and isinstance(value, dict):
+            risky.update({f"{dotted}.{name}": inner for name, inner in value.items()})  # a section
+        elif is_safety_key(dotted):
+            risky[dotted] = value
+        elif isinstance(value, dict) and _leads_to_safety_key(dotted):
+            inner_safe, inner_risky = split(value, dotted + ".")
+            if inner_safe:
+                safe[key] = inner_safe
+            risky.update(inner_risky)
+        else:
+            safe[key] = value
+    return safe, risky
+
+
+def fingerprint(risky: dict[str, Any]) -> str:
+    """A stable hash of the safety-relevant settings (any change in them asks again)."""
+    canonical = json.dumps(risky, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class TrustRequest:
+    """What a workspace asks to be trusted with: {file label: {dotted key: value}}."""
+
+    workspace: Path
+    settings: dict[str, dict[str, Any]]
+
+    def keys(self) -> list[str]:
+        return [key for keys in self.settings.values() for key in keys]
+
+    def question(self) -> list[str]:
+        """The lines shown before the yes/no question."""
+        lines = [f"The workspace {self.workspace} has its own settings that can weaken safety:"]
+        for label, keys in self.settings.items():
+            for key, value in keys.items():
+                shown = json.dumps(value, ensure_ascii=False)
+                lines.append(f"  {label}: {key} = {shown if len(shown) <= 90 else shown[:89] + '…'}")
+        lines.append(
+            "They come from the repository. Trust this workspace? They then apply, now and in later "
+            "sessions, until they change."
+        )
+        return lines
+
+    def ignored_warning(self) -> str:
+        """The one line an untrusted workspace gets."""
+        parts = [f"{', '.join(keys)} ({label})" for label, keys in self.settings.items()]
+        return (
+            f"not trusted, so ignored: {'; '.join(parts)}. To trust this workspace, answer yes when an "
+            f"interactive session here asks, or pass --trust-project ({TRUST_ENV}=1)."
+        )
+
+
+class TrustStore:
+    """The trusted workspaces, in one JSON file in the per-user state dir."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+
+    @property
+    def path(self) -> Path:
+        return self._path or user_state_dir(create=False) / TRUST_FILE
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        entries = data.get("workspaces") if isinstance(data, dict) else None
+        return entries if isinstance(entries, dict) else {}
+
+    def is_trusted(self, workspace: Path, digest: str) -> bool:
+        entry = self._read().get(str(workspace.resolve()))
+        return isinstance(entry, dict) and entry.get("sha256") == digest
+
+    def remember(self, workspace: Path, digest: str) -> None:
+        entries = self._read()
+        entries[str(workspace.resolve())] = {"sha256": digest, "since": time.strftime("%Y-%m-%d %H:%M")}
+        path = self.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"version": 1, "workspaces": entries}, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+@dataclass
+class TrustPolicy:
+    """How this run decides: an explicit flag trusts (for this run only); an interactive start asks
+    (`ask`) and remembers a yes; headless runs never ask."""
+
+    explicit: bool = False
+    ask: Callable[[TrustRequest], bool] | None = None
+    store: TrustStore = field(default_factory=TrustStore)
+
+    def decide(self, request: TrustRequest) -> str:
+        """Returns "trusted" (remembered), "trusted for this run" (explicit), or "not trusted"."""
+        merged: dict[str, Any] = {}
+        for label, keys in request.settings.items():
+            merged.update({f"{label}:{key}": value for key, value in keys.items()})
+        digest = fingerprint(merged)
+        if self.store.is_trusted(request.workspace, digest):
+            return "trusted"
+        if self.explicit:
+            return "trusted for this run"
+        if self.ask is not None and self.ask(request):
+            self.store.remember(request.workspace, digest)
+            return "trusted"
+        return "not trusted"
