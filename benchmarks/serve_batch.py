@@ -19,7 +19,8 @@ from vllm_bot.testing.script import Call, Reply
 
 def conversation(turns: int) -> list[Reply]:
     reads = [
-        Reply(content=f"Step {i}.", calls=[Call("read", {"path": "notes.txt"})]) for i in range(turns - 1)
+        Reply(content=f"Step {i}.", calls=[Call("read", {"path": f"notes/n{i % 7}.txt"})])
+        for i in range(turns - 1)
     ]
     return [*reads, Reply(content="Read the notes; nothing to change.")]
 

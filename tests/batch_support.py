@@ -20,6 +20,7 @@ CHECK = "python3 -c 'import app; assert app.add(2, 3) == 5'"
 def make_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     path.mkdir(parents=True)
     for name, text in (files or {"app.py": BROKEN}).items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
     env = {
         **os.environ,

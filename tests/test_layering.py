@@ -43,7 +43,7 @@ MAY_IMPORT = {
     "ui": {"agent", "history", "safety", "tools", "mcp", "doctor", "model", "parsing"},
     "session": {"agent", "model", "tools", "safety", "history", "mcp", "ui", "parsing", "doctor"},
     "demo": {"session", "ui", "testing"},
-    "batch": {"model", "ui"},
+    "batch": {"model", "ui", "history"},
     "eval": {"batch", "ui"},
     "app": {"session", "demo", "model"},
 }

@@ -33,11 +33,9 @@ def answer_of(reply):
 def turn(history, reply):
     """History after the model's reply and, for a call, its result."""
     message = reply["choices"][0]["message"]
-    out = [
-        *history,
-        {"role": "assistant", "content": message["content"], "tool_calls": message["tool_calls"] or None},
-    ]
-    return out + [{"role": "tool", "tool_call_id": tc["id"], "content": "ok"} for tc in message["tool_calls"]]
+    calls = message.get("tool_calls") or []  # vLLM 0.32 leaves the key out of a reply without calls
+    out = [*history, {"role": "assistant", "content": message["content"], "tool_calls": calls or None}]
+    return out + [{"role": "tool", "tool_call_id": tc["id"], "content": "ok"} for tc in calls]
 
 
 def scripts():

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..config import Config
-from .copies import prune, repo_top, uncommitted
+from .copies import prune, repositories, uncommitted
 from .processes import Processes
 from .progress import Progress
 from .results import ResultsFile, results_name
@@ -69,7 +69,7 @@ class Batch:
         if server is not None:
             server.stop()
         self.results.close()
-        prune({top for top in map(repo_top, {s.workspace for s in self.specs}) if top is not None})
+        prune(repositories({s.workspace for s in self.specs}))
         self.view.stop(progress.snapshot())
         rows = [*earlier.values(), *progress.finished]
         done = {row["id"] for row in rows}
@@ -94,10 +94,10 @@ class Batch:
         return {task_id: row for task_id, row in earlier.items() if task_id in specs}
 
     def _warn_uncommitted(self, todo: list[TaskSpec]) -> None:
-        for top in sorted({t for t in map(repo_top, {s.workspace for s in todo}) if t is not None}):
-            if uncommitted(top):
+        for repo in repositories({s.workspace for s in todo}):
+            if uncommitted(repo):
                 self.view.note(
-                    f"{top} has uncommitted changes: tasks get a copy of its last commit (HEAD) only"
+                    f"{repo.work_tree} has uncommitted changes: tasks get a copy of its last commit only"
                 )
 
     def _watch(self) -> ServerWatch | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..statedir import STATE_DIR_NAME
-from .copies import Copy, CopyError, make_copy, remove_copy, repo_top
+from .copies import Copy, CopyError, make_copy, remove_copy, repo_of
 from .processes import Exit, Processes, Stopped, run_agent, run_shell
 from .settings import BatchSettings, agent_argv
 from .tally import Tally
@@ -65,7 +65,7 @@ class TaskRun:
     def _fresh_dir(self) -> None:
         """An interrupted earlier attempt leaves a directory (maybe a worktree): start clean."""
         if self.dir.exists():
-            remove_copy(self.dir / "workspace", repo_top(self.spec.workspace))
+            remove_copy(self.dir / "workspace", repo_of(self.spec.workspace))
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
 
@@ -173,4 +173,4 @@ class TaskRun:
                 shutil.move(str(state / name), str(self.dir / name))
         (self.dir / "snapshot.index").unlink(missing_ok=True)
         if not self.ctx.settings.keep_workspaces or self.ctx.procs.stopping.is_set():
-            remove_copy(self.copy.root, self.copy.source_top)
+            remove_copy(self.copy.root, self.copy.source)

@@ -9,14 +9,14 @@ from the agent's commands. A task whose `requires` (e.g. node) is missing here i
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..batch.copies import make_repository
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 SUITE_VERSION = 1  # bumped whenever a task changes, so scores over time compare like with like
@@ -89,15 +89,7 @@ def make_repo(task: EvalTask, root: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     write_files(tmp, task.files)
-    env = {**os.environ, **GIT_ENV}
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", f"{task.id}: initial"]):
-        subprocess.run(
-            ["git", "-c", "core.hooksPath=/dev/null", *args],
-            cwd=tmp,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
+    make_repository(tmp, f"{task.id}: initial", GIT_ENV)
     tmp.rename(root)
 
 
