@@ -36,10 +36,15 @@ class CopyError(Exception):
     """The workspace could not be copied (the task fails with this message; the others go on)."""
 
 
+_RUNNERS: dict[GitPlace, GitRunner] = {}  # one per repository: it reads the config's programs once
+
+
 def git(place: GitPlace, *args: str, index: Path | None = None, check: bool = True) -> str:
     """One git command in the pinned repository; CopyError (or "" when not `check`) when it fails."""
+    with _LOCKS_LOCK:
+        runner = _RUNNERS.setdefault(place, GitRunner(place))
     try:
-        return GitRunner(place).run(*args, index=index)
+        return runner.run(*args, index=index)
     except git_errors() as e:
         if not check:
             return ""
@@ -117,6 +122,9 @@ def remove_copy(dest: Path, source: GitPlace | None) -> None:
         shutil.rmtree(dest, ignore_errors=True)
     if source is not None:
         prune([source])
+    with _LOCKS_LOCK:
+        for place in [place for place in _RUNNERS if place.work_tree == dest]:
+            del _RUNNERS[place]
 
 
 def prune(repos: list[GitPlace]) -> None:
