@@ -1,6 +1,6 @@
 """Packaging glue pyproject.toml cannot express: ship the top-level prompts/ inside the package, and
-list the data-only folders (resources/, the demo's sample project, the eval suite) as packages so setuptools ships
-them without a warning."""
+list the data-only folders (resources/, the demo's sample project, the eval suite) as packages so
+setuptools ships them without a warning."""
 
 from setuptools import find_packages, setup
 

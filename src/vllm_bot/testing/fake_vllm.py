@@ -34,16 +34,10 @@ from typing import Any
 
 from .conversations import Conversations
 from .generation import Generated, completion, generate, stream_chunks, usage_details
-from .script import ChunkWriter, PrefixCache, Reply, check_history, count_tokens, metrics_page
+from .script import COUNTERS, ChunkWriter, PrefixCache, Reply, check_history, count_tokens, metrics_page
 
 AUTO_MSG = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 REQUIRED_MSG = 'tool_choice="required" requires --tool-call-parser to be set'
-COUNTERS = (
-    "vllm:prompt_tokens",
-    "vllm:generation_tokens",
-    "vllm:prefix_cache_queries",
-    "vllm:prefix_cache_hits",
-)
 
 
 def error_body(

@@ -216,6 +216,7 @@ COUNTER_HELP = {
     "vllm:prefix_cache_queries": "Prefix cache queries, in terms of number of queried tokens.",
     "vllm:prefix_cache_hits": "Prefix cache hits, in terms of number of cached tokens.",
 }
+COUNTERS = tuple(COUNTER_HELP)  # the order the fake server adds to them in
 
 
 def metrics_page(gauges: dict[str, float], model: str, counters: dict[str, float] | None = None) -> str:
