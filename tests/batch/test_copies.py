@@ -57,16 +57,18 @@ def test_a_subdirectory_workspace_gets_its_place_in_the_worktree(tmp_path):
     assert worktrees(repo) == [f"worktree {repo}"]
 
 
-def test_a_plain_directory_is_copied_without_state_or_the_batch_output(tmp_path):
+def test_a_plain_directory_is_copied_without_state_or_the_batch_output_but_with_project_config(tmp_path):
     source = tmp_path / "plain"
     (source / ".vllm-bot").mkdir(parents=True)
     (source / ".vllm-bot" / "secret").write_text("s")
+    (source / ".vllm-bot" / "config.json").write_text("{}")
     (source / "out").mkdir()
     (source / "out" / "results.jsonl").write_text("")
     (source / "code.py").write_text("a = 1\n")
     copy = make_copy(source, tmp_path / "copy", exclude=[source / "out"])
     assert copy.source is None and (copy.workspace / "code.py").exists()
-    assert not (copy.workspace / ".vllm-bot").exists() and not (copy.workspace / "out").exists()
+    assert not (copy.workspace / ".vllm-bot" / "secret").exists() and not (copy.workspace / "out").exists()
+    assert (copy.workspace / ".vllm-bot" / "config.json").read_text() == "{}"  # the project's settings
     assert copy.changes(tmp_path / "index") == ""
     remove_copy(copy.root, None)
     assert not copy.root.exists() and (source / "code.py").exists()

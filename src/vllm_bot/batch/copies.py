@@ -104,7 +104,9 @@ def make_copy(source: Path, dest: Path, exclude: list[Path]) -> Copy:
 
     def ignore(directory: str, names: list[str]) -> set[str]:
         here = Path(directory)
-        return {n for n in names if n == STATE_DIR_NAME or (here / n).resolve() in skip}
+        if here == source / STATE_DIR_NAME:  # the project's config goes along; sessions, store do not
+            return {n for n in names if n != "config.json"}
+        return {n for n in names if (here / n).resolve() in skip}
 
     try:
         shutil.copytree(source, dest, symlinks=True, ignore=ignore)
