@@ -28,6 +28,7 @@ SUITES = {
     "ui": ("bench_ui", "Terminal display"),
     "tools": ("bench_tools", "Tools"),
     "checkpoints": ("bench_checkpoints", "Checkpoints"),
+    "batch": ("bench_batch", "Batch: many tasks at once (docs/batch.md)"),
 }
 
 

@@ -28,6 +28,7 @@ def test_every_benchmark_runs_in_quick_mode(tmp_path):
         "Terminal display",
         "Tools",
         "Checkpoints",
+        "Batch: many tasks at once",
     ):
         assert f"## {heading}" in text, heading
     for needle in (
@@ -36,6 +37,7 @@ def test_every_benchmark_runs_in_quick_mode(tmp_path):
         "system prompt + tools, function-calling mode",
         "assemble tool-call deltas",
         "4,096-token window",
+        "tasks per minute",
     ):
         assert needle in text, needle
     rows = [

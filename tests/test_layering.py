@@ -43,6 +43,8 @@ MAY_IMPORT = {
     "ui": {"agent", "history", "safety", "tools", "mcp", "doctor", "model", "parsing"},
     "session": {"agent", "model", "tools", "safety", "history", "mcp", "ui", "parsing", "doctor"},
     "demo": {"session", "ui", "testing"},
+    "batch": {"model", "ui", "history"},
+    "eval": {"batch", "ui"},
     "app": {"session", "demo", "model"},
 }
 # The shared vocabulary reads three pure-data modules of the wings (the tool declarations, for config

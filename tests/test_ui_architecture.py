@@ -1,5 +1,5 @@
-"""Front ends are consumers: only ui/rich_ui.py and ui/live_view.py import rich, and neither rich nor prompt_toolkit is
-loaded for `--help` or for a headless run."""
+"""Front ends are consumers: only ui/rich_ui.py, ui/live_view.py and ui/batch_live.py (a batch's live
+progress) import rich, and neither rich nor prompt_toolkit is loaded for `--help` or a headless run."""
 
 import re
 import subprocess
@@ -20,8 +20,12 @@ def importers(library):
     }
 
 
-def test_only_the_rich_ui_module_imports_rich():
-    assert importers("rich") == {"vllm_bot/ui/rich_ui.py", "vllm_bot/ui/live_view.py"}
+def test_only_the_rich_ui_modules_import_rich():
+    assert importers("rich") == {
+        "vllm_bot/ui/rich_ui.py",
+        "vllm_bot/ui/live_view.py",
+        "vllm_bot/ui/batch_live.py",
+    }
 
 
 def test_prompt_toolkit_is_only_used_by_the_terminal_input_and_prompt():

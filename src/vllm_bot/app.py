@@ -14,6 +14,7 @@ from . import __version__
 from .cliargs import (
     UsageError,
     connection_flags,
+    function_calling_flags,
     overrides_from,
     program_name,
     resolve_workspace,
@@ -35,6 +36,9 @@ COMMANDS = (
     ("diff", "what the agent changed (last turn or session)", "diff --session"),
     ("sessions", "the saved sessions of this workspace", "sessions"),
     ("mcp list", "connect to the MCP servers and list their tools", "mcp list --json"),
+    ("batch", "many tasks at once, results as JSON lines", "batch tasks.jsonl --workers 8"),
+    ("batch merge", "join the results of several machines", "batch merge out-1 out-2"),
+    ("eval", "score this model and server on bundled tasks", "eval --modes native,text"),
 )
 
 EXAMPLES = (
@@ -75,20 +79,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "-p", "--prompt", metavar="TASK", help='run one task headless and exit ("-" reads stdin)'
     )
     connection_flags(parser)
-    fc = parser.add_mutually_exclusive_group()
-    fc.add_argument(
-        "--function-calling",
-        dest="function_calling",
-        action="store_true",
-        default=None,
-        help="send tools through native function calling (default)",
-    )
-    fc.add_argument(
-        "--no-function-calling",
-        dest="function_calling",
-        action="store_false",
-        help="use the text tool protocol (TOOL_CALL: blocks) only",
-    )
+    function_calling_flags(parser)
     parser.add_argument(
         "--yes", action="store_true", help="approve every tool call (approval mode full-auto)"
     )
@@ -124,15 +115,28 @@ SUBCOMMANDS: dict[str, str] = {
     "diff": "vllm_bot.history.cli:diff_command",
     "sessions": "vllm_bot.history.cli:sessions_command",
     "doctor": "vllm_bot.doctor:command",
+    "batch": "vllm_bot.batch.cli:command",
+    "batch merge": "vllm_bot.batch.cli:merge_command",  # two words: the longest match wins
+    "eval": "vllm_bot.eval.cli:command",
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in SUBCOMMANDS:
-        return guarded(lambda: run_subcommand(argv[0], argv[1:]), headless=True)
+    name = subcommand_name(argv)
+    if name is not None:
+        return guarded(lambda: run_subcommand(name, argv[len(name.split()) :]), headless=True)
     args = build_parser().parse_args(argv)
     return guarded(lambda: run_session(args), headless=args.prompt is not None)
+
+
+def subcommand_name(argv: list[str]) -> str | None:
+    """The sub-command `argv` starts with ("batch merge" before "batch"), or None."""
+    for words in (2, 1):
+        name = " ".join(argv[:words])
+        if len(argv) >= words and name in SUBCOMMANDS:
+            return name
+    return None
 
 
 def run_subcommand(name: str, argv: list[str]) -> int:

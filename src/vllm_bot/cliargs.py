@@ -45,12 +45,17 @@ def workspace_flag(parser: argparse.ArgumentParser, help: str = "the project dir
     parser.add_argument("--workspace", metavar="DIR", help=f"{help} (default: current directory)")
 
 
-def connection_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags shared by a task and the sub-commands that talk to the server."""
+def server_flags(parser: argparse.ArgumentParser) -> None:
+    """--base-url, --model, --api-key and --config: the server a command talks to, and the config."""
     parser.add_argument("--base-url", help="vLLM server URL (default http://localhost:8000/v1)")
     parser.add_argument("--model", help='served model name ("auto": the first one the server lists)')
     parser.add_argument("--api-key", help="API key the server was started with (--api-key)")
     config_flag(parser)
+
+
+def connection_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags shared by a task and the sub-commands that talk to the server."""
+    server_flags(parser)
     workspace_flag(parser)
     parser.add_argument("--debug", action="store_true", default=None, help="log each step and keep a trace")
 
@@ -65,6 +70,24 @@ FLAG_NAMES = {
     "agent.debug": "--debug",
     "agent.approval": "--yes",
 }
+
+
+def function_calling_flags(parser: argparse.ArgumentParser) -> None:
+    """--function-calling / --no-function-calling (args.function_calling: True, False or None)."""
+    fc = parser.add_mutually_exclusive_group()
+    fc.add_argument(
+        "--function-calling",
+        dest="function_calling",
+        action="store_true",
+        default=None,
+        help="send tools through native function calling (default)",
+    )
+    fc.add_argument(
+        "--no-function-calling",
+        dest="function_calling",
+        action="store_false",
+        help="use the text tool protocol (TOOL_CALL: blocks) only",
+    )
 
 
 def overrides_from(args: argparse.Namespace) -> dict[str, Any]:

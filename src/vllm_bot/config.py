@@ -74,6 +74,7 @@ class SystemPromptConfig:
     role: str = "You are vLLM Bot, an autonomous coding agent working in the user's repository."
     template: str = "system.yaml"  # a file in prompts/
     instructions_max_tokens: int = ranged(4000, low=0)  # AGENTS.md files in the prompt (0: none read)
+    workspace: str | None = None  # how the prompt names the workspace (None: its path); batch fixes it
 
 
 @dataclass
@@ -291,12 +292,11 @@ def coerce(value: Any, tp: Any, key: str, source: str) -> Any:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
-        errors = []
         for arg in args:
             try:
                 return coerce(value, arg, key, source)
-            except ConfigError as e:
-                errors.append(e)
+            except ConfigError:
+                continue
         raise ConfigError(f"{source}: '{key}' must be {_type_name(tp)}, got {_describe(value)}")
     if tp is type(None):
         if value is None:

@@ -93,7 +93,7 @@ class SystemPrompts:
 
     def __init__(self, config: SystemPromptConfig, workspace: str, instructions: str = "") -> None:
         self.config = config
-        self.workspace = workspace
+        self.workspace = config.workspace or workspace
         self.instructions = instructions
         self._rendered: dict[tuple[bool, str], str] = {}
 

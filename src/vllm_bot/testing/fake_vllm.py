@@ -11,9 +11,12 @@ What the server does to a scripted reply (reasoning parser, max_tokens cuts, fin
 generation.py. Other server traits, each reproducing something `doctor` diagnoses: `think_in_content`
 (no --reasoning-parser: reasoning arrives as <think> in content), `include_usage=False`
 (stream_options ignored), `prompt_tokens_details` (--enable-prompt-tokens-details: cached_tokens from
-a prefix cache with 16-token blocks), `metrics` (gauges served on /metrics), `tokenize=False`,
-`version=None`, `health_status`. `reasoning_field` "reasoning_content" / "both" imitate releases
-before 0.16; 0.16 and later send `reasoning` only.
+a prefix cache with 16-token blocks), `metrics` (gauges served on /metrics, with vLLM's token and
+prefix-cache counters), `tokenize=False`, `version=None`, `health_status`, `turn_latency` (seconds
+before each chat answer, like prefill). Many sessions at once (a batch): `conversations` maps a key
+found in the task text to that session's own script (conversations.py); others use `script`.
+`reasoning_field` "reasoning_content" / "both" imitate releases before 0.16; 0.16 and later send
+`reasoning` only.
 A prompt longer than `max_model_len` gets vLLM's 400 (`param: "input_tokens"`); prompt + max_tokens
 over the window is not an error, max_tokens is clamped.
 A request beyond the script, or one whose history breaks the tool-call/result pairing, is recorded in
@@ -29,8 +32,9 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .conversations import Conversations
 from .generation import Generated, completion, generate, stream_chunks, usage_details
-from .script import ChunkWriter, PrefixCache, Reply, check_history, count_tokens, metrics_page
+from .script import COUNTERS, ChunkWriter, PrefixCache, Reply, check_history, count_tokens, metrics_page
 
 AUTO_MSG = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 REQUIRED_MSG = 'tool_choice="required" requires --tool-call-parser to be set'
@@ -76,8 +80,13 @@ class FakeVLLM:
         version: str | None = "0.33.0",
         health_status: int = 200,
         port: int = 0,  # 0: any free port (a test that brings a server back later names its port)
+        conversations: dict[str, list[Reply]] | None = None,
+        turn_latency: float = 0.0,
     ) -> None:
         self.script = list(script or [])
+        self.conversations = Conversations(conversations or {})
+        self.turn_latency = turn_latency
+        self.counters = dict.fromkeys(COUNTERS, 0.0)  # served on /metrics when `metrics` is set
         self.mode = mode
         self.leak_format = leak_format  # how calls leak into content when tools were sent (mode "leak")
         self.text_format = text_format  # how the model writes calls when no tools were sent
@@ -141,7 +150,7 @@ class FakeVLLM:
 
     def assert_done(self) -> None:
         """Fail unless every scripted reply was requested exactly once and no request broke the rules."""
-        problems = list(self.problems)
+        problems = list(self.problems) + self.conversations.unfinished()
         if self.consumed < len(self.script):
             problems.append(
                 f"the agent made {self.consumed} scripted requests, the script has {len(self.script)}"
@@ -157,22 +166,29 @@ class FakeVLLM:
                 with self._lock:
                     self.auto_replied.append(body)
                 return reply
+        messages = body.get("messages") or []
+        key, problem = self.conversations.key_for(messages)
         with self._lock:
             self.requests.append(body)
-            self.problems.extend(check_history(body.get("messages") or []))
-            if self.consumed >= len(self.script):
-                self.problems.append(
-                    f"unscripted request #{len(self.requests)} (script has {len(self.script)})"
-                )
-                return None
-            reply = self.script[self.consumed]
-            self.consumed += 1
+            self.problems.extend(check_history(messages) + ([problem] if problem else []))
+        reply, problem = self.conversations.reply(key, messages) if key is not None else self._scripted()
+        if reply is None:
+            with self._lock:
+                self.problems.append(problem or "no reply")
+            return None
         if reply.expect is not None:
             try:
                 reply.expect(body)
             except AssertionError as e:
                 self.problems.append(f"request #{len(self.requests)}: {e}")
         return reply
+
+    def _scripted(self) -> tuple[Reply | None, str | None]:
+        with self._lock:
+            if self.consumed >= len(self.script):
+                return None, f"unscripted request #{len(self.requests)} (script has {len(self.script)})"
+            self.consumed += 1
+            return self.script[self.consumed - 1], None
 
     def tool_choice_error(self, body: dict[str, Any]) -> str | None:
         """vLLM's 400 for tools on a server without --enable-auto-tool-choice/--tool-call-parser."""
@@ -215,7 +231,11 @@ class FakeVLLM:
         w = ChunkWriter(self.model, self.reasoning_field)
         streamed = bool(body.get("stream"))
         chunks = stream_chunks(out, reply, w, streamed)
-        cached = self.prefix_cache.hit(body) if self.prompt_tokens_details else None
+        hit = self.prefix_cache.hit(body)
+        with self._lock:
+            for name, value in zip(COUNTERS, (prompt, out.completion_tokens, prompt, hit), strict=True):
+                self.counters[name] += value
+        cached = hit if self.prompt_tokens_details else None
         if not streamed or (self.include_usage and (body.get("stream_options") or {}).get("include_usage")):
             chunks.append(usage_details(w.usage(prompt, out.completion_tokens, cached), out))
         return chunks
@@ -223,6 +243,8 @@ class FakeVLLM:
 
 class _QuietServer(ThreadingHTTPServer):
     """Clients that hang up (a cut test, a stopped agent) are normal here, not errors to print."""
+
+    request_queue_size = 256  # a batch of many agents connects at once (socketserver's default is 5)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
@@ -269,7 +291,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/version" and f.version is not None:
             self._json(200, {"version": f.version})
         elif self.path == "/metrics" and f.metrics is not None:
-            raw = metrics_page(f.metrics, f.model).encode()
+            raw = metrics_page(f.metrics, f.model, f.counters).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             self.send_header("Content-Length", str(len(raw)))
@@ -328,6 +350,8 @@ class _Handler(BaseHTTPRequestHandler):
             f.requests.append(body)
             self._json(400, error_body(too_long_message(f.max_model_len, prompt), param="input_tokens"))
             return
+        if f.turn_latency:
+            f._stopping.wait(f.turn_latency)
         reply = f.next_reply(body)
         if reply is None:
             self._json(500, error_body("unscripted request", 500, "InternalServerError"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,23 +25,34 @@ def count_tokens(text: str) -> int:
 
 
 class PrefixCache:
-    """vLLM's automatic prefix caching, roughly: the prompt prefix shared with the previous request
-    is cached, in whole 16-token blocks."""
+    """vLLM's automatic prefix caching, roughly: a prompt's leading 16-token blocks are cached when an
+    earlier request (any conversation) computed the same block after the same prefix: vLLM hashes each
+    block together with everything before it. The least recently used blocks go past `capacity`."""
 
-    def __init__(self) -> None:
-        self._last: list[str] = []
+    BLOCK = 16
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._blocks: OrderedDict[int, None] = OrderedDict()
 
     def hit(self, body: dict[str, Any]) -> int:
+        """Cached tokens for this request's prompt; its blocks are cached for the next ones."""
+        # Tools first: chat templates render them into the system prompt, ahead of the conversation.
         tokens = TOKEN_RE.findall(
-            json.dumps(body.get("messages") or []) + json.dumps(body.get("tools") or [])
+            json.dumps(body.get("tools") or []) + json.dumps(body.get("messages") or [])
         )
-        shared = 0
-        for a, b in zip(tokens, self._last, strict=False):
-            if a != b:
-                break
-            shared += 1
-        self._last = tokens
-        return shared // 16 * 16
+        chain, cached, missed = 0, 0, False
+        for start in range(0, len(tokens) - self.BLOCK + 1, self.BLOCK):
+            chain = hash((chain, *tokens[start : start + self.BLOCK]))
+            if not missed and chain in self._blocks:
+                cached += self.BLOCK
+                self._blocks.move_to_end(chain)
+                continue
+            missed = True
+            self._blocks[chain] = None
+        while len(self._blocks) > self.capacity:
+            self._blocks.popitem(last=False)
+        return cached
 
 
 @dataclass
@@ -198,8 +210,18 @@ METRIC_HELP = {
 }
 
 
-def metrics_page(gauges: dict[str, float], model: str) -> str:
-    """A Prometheus text page shaped like vLLM's /metrics: the given gauges plus unrelated series."""
+COUNTER_HELP = {
+    "vllm:prompt_tokens": "Number of prefill tokens processed.",
+    "vllm:generation_tokens": "Number of generation tokens processed.",
+    "vllm:prefix_cache_queries": "Prefix cache queries, in terms of number of queried tokens.",
+    "vllm:prefix_cache_hits": "Prefix cache hits, in terms of number of cached tokens.",
+}
+COUNTERS = tuple(COUNTER_HELP)  # the order the fake server adds to them in
+
+
+def metrics_page(gauges: dict[str, float], model: str, counters: dict[str, float] | None = None) -> str:
+    """A Prometheus text page shaped like vLLM's /metrics: the given gauges, counters (exposed with
+    the `_total` suffix, as prometheus_client does) and unrelated series."""
     lines = [
         "# HELP python_gc_objects_collected_total Objects collected during gc",
         "# TYPE python_gc_objects_collected_total counter",
@@ -209,6 +231,9 @@ def metrics_page(gauges: dict[str, float], model: str) -> str:
     for name, value in gauges.items():
         lines += [f"# HELP {name} {METRIC_HELP.get(name, name)}", f"# TYPE {name} gauge"]
         lines.append(f"{name}{{{labels}}} {float(value)}")
+    for name, value in (counters or {}).items():
+        lines += [f"# HELP {name} {COUNTER_HELP.get(name, name)}", f"# TYPE {name} counter"]
+        lines.append(f"{name}_total{{{labels}}} {float(value)}")
     lines += [
         "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.",
         "# TYPE vllm:time_to_first_token_seconds histogram",

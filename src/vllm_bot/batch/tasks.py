@@ -1,0 +1,122 @@
+"""The tasks file of a batch (TASKS.jsonl): one task per line, checked strictly before anything runs.
+
+A line is `{"id", "workspace", "task", "check"?, "setup"?}`. A relative workspace is relative to the
+tasks file. Unknown keys, missing keys, wrong types, bad JSON, a workspace that is not a directory and
+duplicate ids are errors that name the line; all of them are reported at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REQUIRED = ("id", "workspace", "task")
+OPTIONAL = ("check", "setup")
+MAX_ERRORS = 20
+
+
+class TasksError(Exception):
+    """The tasks file cannot be used (exit 2, nothing started); the message names each bad line."""
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    id: str
+    workspace: Path  # resolved
+    task: str
+    check: str | None = None
+    setup: str | None = None
+    line: int = 0
+
+    def fingerprint(self) -> str:
+        """Changes when the task's text, workspace, check or setup change (a stale result is noticed)."""
+        data = {k: str(v) for k, v in asdict(self).items() if k != "line" and v is not None}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def dir_name(self) -> str:
+        """A directory name for the task's output: the id where it is safe, else a cleaned id + hash."""
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", self.id).strip("._")[:64]
+        if safe == self.id:
+            return safe
+        return f"{safe or 'task'}-{hashlib.sha1(self.id.encode()).hexdigest()[:8]}"
+
+
+def load_tasks(path: Path) -> list[TaskSpec]:
+    """Every task of the file, in order; TasksError listing the bad lines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise TasksError(f"tasks file {path} cannot be read ({getattr(e, 'strerror', None) or e})") from None
+    tasks: list[TaskSpec] = []
+    errors: list[str] = []
+    first_line: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            spec = parse_line(raw, number, path.parent)
+        except TasksError as e:
+            errors.append(f"{path} line {number}: {e}")
+            continue
+        if spec.id in first_line:
+            errors.append(
+                f"{path} line {number}: duplicate id {spec.id!r} (first on line {first_line[spec.id]})"
+            )
+            continue
+        first_line[spec.id] = number
+        tasks.append(spec)
+    if errors:
+        shown = errors[:MAX_ERRORS] + (
+            [f"... and {len(errors) - MAX_ERRORS} more"] if len(errors) > MAX_ERRORS else []
+        )
+        raise TasksError("\n".join(shown))
+    if not tasks:
+        raise TasksError(f"tasks file {path} has no tasks (one JSON object per line)")
+    return tasks
+
+
+def parse_line(raw: str, number: int, base: Path) -> TaskSpec:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise TasksError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(data, dict):
+        raise TasksError("must be a JSON object like " + '{"id": "t1", "workspace": "repo", "task": "..."}')
+    for key in data:
+        if key not in REQUIRED + OPTIONAL:
+            close = difflib.get_close_matches(key, REQUIRED + OPTIONAL, n=1)
+            hint = (
+                f" (did you mean {close[0]!r}?)" if close else f" (allowed: {', '.join(REQUIRED + OPTIONAL)})"
+            )
+            raise TasksError(f"unknown key {key!r}{hint}")
+    missing = [key for key in REQUIRED if key not in data]
+    if missing:
+        raise TasksError(f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}")
+    for key, value in data.items():
+        optional_null = key in OPTIONAL and value is None
+        if not optional_null and (not isinstance(value, str) or (key in REQUIRED and not value.strip())):
+            raise TasksError(f"{key!r} must be a non-empty string, got {json.dumps(value)[:60]}")
+    workspace = (base / Path(data["workspace"]).expanduser()).resolve()
+    if not workspace.is_dir():
+        raise TasksError(f"workspace {data['workspace']!r} is not a directory ({workspace})")
+    return TaskSpec(data["id"], workspace, data["task"], data.get("check"), data.get("setup"), number)
+
+
+def parse_shard(value: str) -> tuple[int, int]:
+    """`I/N` (1 <= I <= N) -> (I, N); ValueError with a sentence otherwise."""
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise ValueError(f"--shard must be I/N with 1 <= I <= N (e.g. 2/4), got {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def in_shard(task_id: str, shard: tuple[int, int] | None) -> bool:
+    """Is this task machine I's of N? By a hash of the id: stable when lines are added or reordered."""
+    if shard is None:
+        return True
+    index, count = shard
+    return int(hashlib.sha256(task_id.encode()).hexdigest(), 16) % count == index - 1
