@@ -99,3 +99,22 @@ def test_the_patterns_read_as_gitignore_patterns(tmp_path):
     agent_turn(store, "build", create_all)
     shown = diff_text(store, whole_session=True, stat=True, color=False)
     assert {path for path in JUNK_CASES if path in shown} == {p for p, junk in JUNK_CASES.items() if not junk}
+
+
+def test_junk_a_gitignore_already_leaves_out_does_not_break_the_snapshot(tmp_path):
+    """git refuses an exclusion pathspec that names an ignored file: only what `add -A` would take is
+    excluded by name (the benchmark's repository has 20,000 ignored node_modules files)."""
+    ws = init_repo(tmp_path / "ws", {".gitignore": "node_modules/\n", "app.py": "x = 1\n"})
+    state = workspace_state_dir(ws)
+    store = CheckpointStore(open_repo(ws, state, list(JUNK)), state, "s1")
+
+    def build():
+        (ws / "node_modules" / "dep").mkdir(parents=True)
+        (ws / "node_modules" / "dep" / "index.js").write_text("ignored\n")
+        (ws / "__pycache__").mkdir()
+        (ws / "__pycache__" / "app.cpython-312.pyc").write_bytes(b"\x00junk")
+        (ws / "app.py").write_text("x = 2\n")
+
+    agent_turn(store, "build", build)
+    shown = diff_text(store, whole_session=True, stat=True, color=False)
+    assert "app.py" in shown and "node_modules" not in shown and "pyc" not in shown

@@ -54,8 +54,9 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     except new files over the size limit. Also returns what was left out, and why."""
     if not index.exists():
         _seed(repo, index)
-    big = large_new_files(repo, index)
-    left_out = [path for path, _ in big] + new_junk(repo, index)
+    untracked = _untracked(repo, index) if repo.max_file_bytes is not None or repo.junk else []
+    big = large_new_files(repo, untracked)
+    left_out = [path for path, _ in big] + new_junk(repo, index, untracked)
     pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path in left_out)]
     skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
     try:
@@ -73,16 +74,13 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     return repo.run("write-tree", index=index).strip(), skipped
 
 
-def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
+def large_new_files(repo: GitRepo, untracked: list[str]) -> list[tuple[str, int]]:
     """Files not in the snapshot index yet (and not ignored) that are bigger than the limit: a model
     checkpoint or a dataset would otherwise be copied into git's object store on every session."""
     if repo.max_file_bytes is None:
         return []
-    listed = repo.run(
-        "ls-files", "--others", "--exclude-standard", "-z", "--", *repo.add_scope(), index=index
-    )
     big = []
-    for path in filter(None, listed.split("\0")):
+    for path in untracked:
         try:
             info = os.lstat(repo.top / path)
         except OSError:
@@ -93,16 +91,27 @@ def large_new_files(repo: GitRepo, index: Path) -> list[tuple[str, int]]:
     return [(path, size) for path, size in big if path not in tracked]
 
 
-def new_junk(repo: GitRepo, index: Path) -> list[str]:
+def _untracked(repo: GitRepo, index: Path) -> list[str]:
+    """Files not in the snapshot index yet and not ignored: what `git add -A` would add."""
+    listed = repo.run(
+        "ls-files", "--others", "--exclude-standard", "-z", "--", *repo.add_scope(), index=index
+    )
+    return list(filter(None, listed.split("\0")))
+
+
+def new_junk(repo: GitRepo, index: Path, untracked: list[str]) -> list[str]:
     """Untracked files matching `repo.junk` (read by git as .gitignore patterns) that the user's
     repository does not track: build output such as `__pycache__/` in a repository with no .gitignore."""
     if not repo.junk:
         return []
-    listed = repo.run(
+    matching = repo.run(
         "ls-files", "--others", "--ignored", *(f"--exclude={p}" for p in repo.junk), "-z", "--",
         *repo.add_scope(), index=index,
     )  # fmt: skip
-    junk = list(filter(None, listed.split("\0")))
+    # Only files `git add -A` would take: one a .gitignore already leaves out needs no exclusion (and
+    # git refuses a pathspec naming an ignored file, even an exclusion).
+    visible = set(untracked)
+    junk = [path for path in filter(None, matching.split("\0")) if path in visible]
     tracked = _tracked_by_user(repo, junk)
     return [path for path in junk if path not in tracked]
 
