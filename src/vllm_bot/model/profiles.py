@@ -166,7 +166,8 @@ def keep_reasoning(messages: list[dict[str, Any]], conversation: Any) -> None:
     tasks = [i for i, e in enumerate(entries) if isinstance(e, UserMessage) and e.kind == "task"]
     start = tasks[-1] if tasks else 0
     turns = [(i, e) for i, e in enumerate(entries) if isinstance(e, AssistantTurn)]
-    assistant = [m for m in messages if m.get("role") == "assistant"]
-    for (index, turn), message in zip(turns, assistant, strict=False):
+    assistant = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    for (index, turn), at in zip(turns, assistant, strict=False):
         if index > start and turn.tool_calls and turn.reasoning:
-            message["reasoning"] = message["reasoning_content"] = turn.reasoning
+            # a copy: the message dicts are shared with the next requests (wire.WireMessages)
+            messages[at] = {**messages[at], "reasoning": turn.reasoning, "reasoning_content": turn.reasoning}
