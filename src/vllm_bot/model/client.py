@@ -24,7 +24,7 @@ from .context import ContextManager, overflow_message
 from .forced import forced, settle, tools_and_choice
 from .profiles import Profile, keep_reasoning
 from .replies import broken_native_arguments, to_turn
-from .request import post_chat
+from .request import BodyEncoder, post_chat
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
@@ -87,6 +87,7 @@ class ModelClient:
         self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
         self._sdk: Any = None
         self.wire = WireMessages()  # the messages already sent, reused for the next request
+        self.encoder = BodyEncoder()  # their JSON, reused likewise
 
     @property
     def trace(self) -> Trace | None:
@@ -215,7 +216,12 @@ class ModelClient:
                 self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool, *, fresh: bool = False
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        native: bool,
+        *,
+        fresh: bool = False,
     ) -> list[dict[str, Any]]:
         """The request's messages; those of entries already sent are reused unless `fresh` (compaction
         changes entries in place while it measures)."""
@@ -323,7 +329,7 @@ class ModelClient:
         definitions: list[dict[str, Any]] | None = None,
     ) -> RawReply:
         """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
-        stream = post_chat(self.sdk, params, self.trace)
+        stream = post_chat(self.sdk, params, self.trace, self.encoder)
         self.answered = True
         try:
             waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
