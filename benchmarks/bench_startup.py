@@ -51,7 +51,8 @@ def first_request(runs: int) -> list[dict[str, Any]]:
                     env={"XDG_STATE_HOME": str(Path(tmp) / "state")},
                 )
                 assert run.returncode == 0, run.stderr
-                arrived = json.loads(log.read_text().splitlines()[0])["t"]
+                records = [json.loads(line) for line in log.read_text().splitlines()]
+                arrived = next(r["t"] for r in records if "body" in r)  # the first chat request
                 delays.append((arrived - launched) * 1000)
                 totals.append(run.wall * 1000)
             finally:

@@ -46,7 +46,8 @@ def script(scenario: str, n: int) -> list[Reply]:
     else:
         path = (lambda i: f"f{i}.txt") if scenario == "reads" else (lambda i: f"notes/n{i % 7}.txt")
         replies = [
-            Reply(content=f"Step {i}: reading.", calls=[Call("read", {"path": path(i)})]) for i in range(n - 1)
+            Reply(content=f"Step {i}: reading.", calls=[Call("read", {"path": path(i)})])
+            for i in range(n - 1)
         ]
     return [*replies, Reply(content="All done.")]
 
