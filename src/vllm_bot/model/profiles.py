@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, ProfileConfig, coerce
+from ..prompts import load_yaml
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 # Every ProfileConfig field but `match` is a setting that Profile carries too.
@@ -102,9 +103,7 @@ def shipped_profiles() -> dict[str, ProfileConfig]:
 
 
 def load_profiles(path: Path) -> dict[str, ProfileConfig]:
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("profiles"), dict):
         raise ConfigError(f"{path}: must define a 'profiles' mapping")
     return coerce(data["profiles"], dict[str, ProfileConfig], "profiles", str(path))
