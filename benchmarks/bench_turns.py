@@ -68,7 +68,8 @@ def session(n: int, tmp: Path) -> tuple[ChildRun, ChildRun, list[int]]:
     finally:
         _stop(server)
     assert agent.returncode == 0, agent.stderr
-    bodies = [json.loads(line)["body"] for line in log.read_text().splitlines()]
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    bodies = [r["body"] for r in records if "body" in r]
     server, url = _serve(n, tmp / f"floor{n}.jsonl")
     try:
         floor = run_child([python(), str(FLOOR), url, str(log)])

@@ -16,7 +16,7 @@ def main() -> None:
     base_url, bodies = sys.argv[1], sys.argv[2]
     client = openai.OpenAI(base_url=base_url, api_key="EMPTY", max_retries=0)
     with open(bodies) as f:
-        requests = [json.loads(line)["body"] for line in f]
+        requests = [r["body"] for r in map(json.loads, f) if "body" in r]
     for body in requests:
         text, args = [], []
         for chunk in client.chat.completions.create(**body):

@@ -21,6 +21,7 @@ from common import ROOT, to_markdown
 SUITES = {
     "startup": ("bench_startup", "Start-up"),
     "turns": ("bench_turns", "Per-turn overhead, memory and request size"),
+    "turntime": ("bench_turn_time", "Agent time per turn as the conversation grows"),
     "prompt": ("bench_prompt", "Prompt footprint"),
     "stream": ("bench_stream", "Streaming throughput"),
     "parsing": ("bench_parsing", "Tool-call parser"),

@@ -51,3 +51,18 @@ def test_custom_template_file(tmp_path):
     path.write_text("system: 'I am ${role} in ${undefined_thing}'\n")
     with pytest.raises(PromptError, match="undefined_thing"):
         system_prompt(str(path), role="r", workspace="w", definitions=TOOL_DEFINITIONS, text_mode=False)
+
+
+def test_the_fast_yaml_loader_reads_every_shipped_file_as_safe_load_does():
+    import yaml
+
+    from vllm_bot.model.profiles import RESOURCES
+    from vllm_bot.prompts import load_yaml, prompts_dir
+
+    files = [*prompts_dir().glob("*.yaml"), RESOURCES / "profiles.yaml"]
+    assert len(files) > 2
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert load_yaml(text) == yaml.safe_load(text), path
+    with pytest.raises(yaml.YAMLError):
+        load_yaml("a: [unclosed")

@@ -41,3 +41,17 @@ def test_help_imports_nothing_heavy():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "heavy: []" in proc.stdout and "exit codes" in proc.stdout
+
+
+def test_building_a_session_imports_no_mcp_machinery_and_no_approval_prompt():
+    """MCP (asyncio, the manager) only when a server is configured; the approval prompt only when a
+    call is asked about; jsonschema only when a call is validated (issue 22)."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r})\n"
+        "import vllm_bot.session\n"
+        "lazy = ('asyncio', 'mcp', 'vllm_bot.mcp.manager', 'vllm_bot.ui.approval_prompt', 'jsonschema')\n"
+        "print('heavy:', [m for m in lazy if m in sys.modules])"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "heavy: []" in proc.stdout

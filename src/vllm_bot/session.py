@@ -19,7 +19,6 @@ from .events import Emit, Event, Notice, SessionStarted
 from .history.store import attach_history
 from .instructions import instruction_stamp, load_instructions
 from .mcp.bridge import McpTools
-from .mcp.mentions import attach_resources
 from .model.capabilities import CapabilityCache, ModeMemory, configure
 from .model.client import ModelClient
 from .model.telemetry import for_session
@@ -214,7 +213,9 @@ class Session:
         budget = budget_for(self.client.context_window, ratio)
         blocks: list[str] = []
         told: list[str] = []
-        if self.mcp.manager is not None:
+        if self.mcp.manager is not None:  # MCP modules only when a server is configured
+            from .mcp.mentions import attach_resources
+
             blocks, told, budget = attach_resources(text, self.mcp.manager, budget)
         found = attach(text, self.workspace, read, budget)
         for line in [*told, *found.attached]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -268,3 +269,31 @@ def test_plural_takes_an_irregular_form() -> None:
     assert plural(1, "background process", "background processes") == "1 background process"
     assert plural(2, "background process", "background processes") == "2 background processes"
     assert plural(1234, "line") == "1,234 lines" and plural(1, "line") == "1 line"
+
+
+LEFTOVER_PROBE = """
+import subprocess, sys
+from vllm_bot.tools.reaper import become_subreaper, exited, kill_tree, left_nothing
+assert become_subreaper()
+for command in sys.argv[1:]:
+    proc = subprocess.Popen(["bash", "-c", command], start_new_session=True)
+    while not exited(proc):
+        pass
+    print(left_nothing(proc), len(kill_tree(proc, "none", 0.3) - {proc.pid}))
+    proc.wait()
+"""
+
+
+def test_an_exited_command_is_known_to_have_left_nothing_only_when_it_did(tmp_path: Path) -> None:
+    """In a process of its own (other tests leave children of pytest): a command that exited alone
+    needs no /proc scan; one that left a process behind is seen, and the kill still finds it."""
+    t = token()
+    out = subprocess.run(
+        [sys.executable, "-c", LEFTOVER_PROBE, "true", f"sleep {t} &"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    assert out == ["True 0", "False 1"]
+    assert survivors(t) == []

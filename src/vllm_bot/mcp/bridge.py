@@ -11,17 +11,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..calls import ToolResult
 from ..config import Config
 from ..events import Emit, Notice
 from ..tools.definitions import tool_names
 from ..tools.executor import CONTEXT_PARAMS
-from . import resources
-from .manager import McpManager
-from .report import call_preview, log_dir_in
 from .schema import McpTool
+
+if TYPE_CHECKING:  # the manager (asyncio) and resources are imported only when a server is configured
+    from .manager import McpManager
 
 Preview = Callable[[str, dict[str, Any]], str | None]
 Handler = Callable[..., ToolResult]
@@ -48,6 +48,10 @@ class McpTools:
         self._executor, self._gate, self._emit = executor, gate, emit
         if not self.config.mcp.servers or self.manager is not None:
             return
+        from . import resources
+        from .manager import McpManager
+        from .report import log_dir_in
+
         self.manager = McpManager(
             self.config.mcp,
             self.workspace,
@@ -74,6 +78,8 @@ class McpTools:
         wanted = {t.public: (t.definition, self._tool_handler(manager, t)) for t in manager.tools()}
         servers = manager.resource_servers()
         if servers:
+            from . import resources
+
             handlers = self._resource_handlers(manager)
             wanted.update(
                 {
@@ -123,6 +129,8 @@ class McpTools:
         def preview(name: str, arguments: dict[str, Any]) -> str | None:
             tool = self.manager.find(name) if self.manager else None
             if tool is not None:
+                from .report import call_preview
+
                 return call_preview(tool)
             return fallback(name, arguments) if fallback else None
 
@@ -152,6 +160,8 @@ class McpTools:
         return handler if set(properties) & set(CONTEXT_PARAMS) else interruptible
 
     def _resource_handlers(self, manager: McpManager) -> dict[str, Handler]:
+        from . import resources
+
         limit = self.config.tools.output_limit
 
         def listing(*, cancel: threading.Event | None = None, server: str | None = None) -> ToolResult:

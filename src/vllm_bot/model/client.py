@@ -24,14 +24,14 @@ from .context import ContextManager, overflow_message
 from .forced import forced, settle, tools_and_choice
 from .profiles import Profile, keep_reasoning
 from .replies import broken_native_arguments, to_turn
-from .request import post_chat
+from .request import BodyEncoder, post_chat
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
 from .tokens import TokenCounter
 from .trace import Trace
 from .watchdog import DeadlineReached, with_deadlines
-from .wire import to_messages
+from .wire import WireMessages, to_messages
 
 NATIVE_FLAGS_HINT = (
     "Native tool calls need the server started with `--enable-auto-tool-choice --tool-call-parser PARSER` "
@@ -86,6 +86,8 @@ class ModelClient:
         self.compact_prompt = compact_prompt or _default_compact_prompt
         self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
         self._sdk: Any = None
+        self.wire = WireMessages()  # the messages already sent, reused for the next request
+        self.encoder = BodyEncoder()  # their JSON, reused likewise
 
     @property
     def trace(self) -> Trace | None:
@@ -214,9 +216,20 @@ class ModelClient:
                 self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
-        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
+        self,
+        conversation: Conversation,
+        definitions: list[dict[str, Any]],
+        native: bool,
+        *,
+        fresh: bool = False,
     ) -> list[dict[str, Any]]:
-        messages = to_messages(conversation, self.system_prompt(not native, definitions))
+        """The request's messages; those of entries already sent are reused unless `fresh` (compaction
+        changes entries in place while it measures)."""
+        system = self.system_prompt(not native, definitions)
+        if fresh:
+            messages = to_messages(conversation, system)
+        else:
+            messages = self.wire.render(conversation, system, self.context.changes)
         if self.profile is not None and self.profile.keep_reasoning:
             keep_reasoning(messages, conversation)
         return messages
@@ -224,9 +237,10 @@ class ModelClient:
     def measure(
         self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool | None = None
     ) -> int:
+        """Tokens of the next request as exactly as the server can count them (compaction, /tokens)."""
         native = self.function_calling if native is None else native
-        return self.context.estimate(
-            self._build(conversation, definitions, native), definitions if native else None
+        return self.context.measure(
+            self._build(conversation, definitions, native, fresh=True), definitions if native else None
         )
 
     def _prepare(
@@ -315,7 +329,7 @@ class ModelClient:
         definitions: list[dict[str, Any]] | None = None,
     ) -> RawReply:
         """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
-        stream = post_chat(self.sdk, params, self.trace)
+        stream = post_chat(self.sdk, params, self.trace, self.encoder)
         self.answered = True
         try:
             waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)

@@ -85,6 +85,7 @@ class ContextManager:
         self.max_output = max_output
         self.learned_window: int | None = None  # from the server's own context-length error
         self._told: int | None = None  # the limit a notice was last given for
+        self.changes = 0  # counts in-place cuts of results (wire.WireMessages renders anew after one)
 
     @property
     def window(self) -> int:
@@ -126,7 +127,24 @@ class ContextManager:
         return f"The server's context window is {limit:,} tokens, {smaller}; using {limit:,}."
 
     def estimate(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-        return self.counter.count_messages(messages, tools)
+        """The next request's size for the decisions below: the upper bound while it is far from
+        all of them (no server call), the server's own count once it comes near one."""
+        rough = self.counter.estimate(messages, tools)
+        if self._near(rough.cheap, rough.bound):
+            return self.counter.precise(messages, tools)
+        return rough.bound
+
+    def measure(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+        """The request's size as exactly as the server can say (compaction, /tokens)."""
+        return self.counter.precise(messages, tools)
+
+    def _near(self, cheap: int, bound: int) -> bool:
+        """Whether the true size, somewhere between the two, could change a decision: compacting,
+        refusing, or the output budget the window leaves (by more than its safety margin)."""
+        if self.over_budget(bound) or not self.fits(bound):
+            return True
+        room = self.window - bound - self._margin()
+        return room < (self.max_output or MAX_OUTPUT_TOKENS) and bound - cheap > self._margin()
 
     def budget(self) -> int:
         return int(self.window * self.config.compact_threshold)
@@ -140,10 +158,12 @@ class ContextManager:
     def max_tokens(self, prompt_tokens: int) -> int:
         """Completion budget: vllm.max_tokens, or the rest of the window up to MAX_OUTPUT_TOKENS; never
         more than the window leaves (with a small safety margin for the token estimate)."""
-        margin = 16 + self.window // 50
-        room = self.window - prompt_tokens - margin
+        room = self.window - prompt_tokens - self._margin()
         wanted = self.max_output or MAX_OUTPUT_TOKENS
         return max(1, min(wanted, room))
+
+    def _margin(self) -> int:
+        return 16 + self.window // 50
 
     def result_budget_chars(self) -> int:
         """Characters one turn's tool results may take: a share of the window, so one big output
@@ -156,7 +176,9 @@ class ContextManager:
         if not isinstance(last, ToolResults) or not last.results:
             return 0
         each = self.result_budget_chars() // len(last.results)
-        return _shrink_entry(last, each, CLIPPED_MARKER)
+        clipped = _shrink_entry(last, each, CLIPPED_MARKER)
+        self.changes += bool(clipped)
+        return clipped
 
     # -- compaction -----------------------------------------------------------------------------
 
@@ -180,6 +202,7 @@ class ContextManager:
         if not under_budget():  # last resort: the turns before the newest one, harder
             result.shrunk += shrink_results(conversation, 1, chars // 4, under_budget)
         result.after = measure()
+        self.changes += 1
         return result
 
     def _transcript_chars(self) -> int:

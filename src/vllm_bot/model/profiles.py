@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ConfigError, ProfileConfig, coerce
+from ..prompts import load_yaml
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 # Every ProfileConfig field but `match` is a setting that Profile carries too.
@@ -102,9 +103,7 @@ def shipped_profiles() -> dict[str, ProfileConfig]:
 
 
 def load_profiles(path: Path) -> dict[str, ProfileConfig]:
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("profiles"), dict):
         raise ConfigError(f"{path}: must define a 'profiles' mapping")
     return coerce(data["profiles"], dict[str, ProfileConfig], "profiles", str(path))
@@ -166,7 +165,8 @@ def keep_reasoning(messages: list[dict[str, Any]], conversation: Any) -> None:
     tasks = [i for i, e in enumerate(entries) if isinstance(e, UserMessage) and e.kind == "task"]
     start = tasks[-1] if tasks else 0
     turns = [(i, e) for i, e in enumerate(entries) if isinstance(e, AssistantTurn)]
-    assistant = [m for m in messages if m.get("role") == "assistant"]
-    for (index, turn), message in zip(turns, assistant, strict=False):
+    assistant = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    for (index, turn), at in zip(turns, assistant, strict=False):
         if index > start and turn.tool_calls and turn.reasoning:
-            message["reasoning"] = message["reasoning_content"] = turn.reasoning
+            # a copy: the message dicts are shared with the next requests (wire.WireMessages)
+            messages[at] = {**messages[at], "reasoning": turn.reasoning, "reasoning_content": turn.reasoning}

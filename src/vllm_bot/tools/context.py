@@ -33,6 +33,7 @@ class ToolContext:
     after_command: Callable[[], list[str]] | None = None  # checks after every exec; notes for the model
     seen: FileMemory = field(default_factory=FileMemory)  # what the model last saw of each file
     limits: CommandLimits | None = None  # resource limits of exec commands (and what hitting one means)
+    pid_namespace: bool = False  # exec runs in its own PID namespace: nothing outlives the command
 
     def display(self, path: str | os.PathLike[str]) -> str:
         return self.paths.display(path)

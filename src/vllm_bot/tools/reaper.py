@@ -106,6 +106,24 @@ def exited(proc: subprocess.Popen[bytes]) -> bool:
         return proc.poll() is not None
 
 
+def left_nothing(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the exited shell `proc` can have left no process behind, known without scanning /proc:
+    we are the subreaper of its orphans (so every process it left re-parents to us or hangs below one
+    that did) and we have no child but the shell. False when unsure: no subreaper, no children lists
+    in /proc, or another child of ours (an MCP server, a concurrent command, a leftover)."""
+    if not _subreaper:
+        return False
+    try:
+        tasks = os.listdir("/proc/self/task")
+        for tid in tasks:
+            with open(f"/proc/self/task/{tid}/children", "rb") as f:
+                if any(int(pid) != proc.pid for pid in f.read().split()):
+                    return False
+    except OSError:  # a kernel without CONFIG_PROC_CHILDREN, or a thread that just ended
+        return False
+    return True
+
+
 def kill_tree(proc: subprocess.Popen[bytes], marker: str, grace: float) -> set[int]:
     """SIGTERM everything of the run, SIGKILL what is left after `grace` seconds; reap what we can.
     The shell itself must not have been reaped yet (see `exited`); the caller reaps it afterwards.

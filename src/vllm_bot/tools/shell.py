@@ -4,7 +4,10 @@
 stdin from /dev/null and a non-interactive environment. Output (stdout and stderr through one pipe,
 so in order) is captured with bounded memory. On timeout or cancel the whole tree is killed; after a
 normal exit, processes the command left behind are killed too (exec keeps no background jobs), and
-the pipe is drained for at most DRAIN_SECONDS so a grandchild holding it cannot hang the agent.
+the pipe is drained for at most DRAIN_SECONDS so a grandchild holding it cannot hang the agent. When
+nothing can be left (the sandbox's PID namespace died with the command, or we are the subreaper and
+have no other child) the /proc scan of the kill is skipped: a command that exits at once costs no
+more than its own run. The wait wakes on the output and on the shell's exit (a pidfd), never polls.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from ..statedir import STATE_DIR_NAME, workspace_state_dir
 from .capture import OutputCapture
 from .context import ToolContext, ToolError, fail, ok, plural
 from .gitenv import git_discovery_env
-from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree
+from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree, left_nothing
 
 DRAIN_SECONDS = 1.0
 BUDGET_USED_UP = "Not run: the task's time budget (agent.time_budget) is used up."
@@ -150,7 +153,8 @@ def run_command(
     try:
         ending = _wait(proc, pump, started + limit, cancel)
     finally:
-        killed = kill_tree(proc, marker, ctx.config.exec_kill_grace)
+        alone = ending == "exit" and (ctx.pid_namespace or left_nothing(proc))
+        killed = set() if alone else kill_tree(proc, marker, ctx.config.exec_kill_grace)
         if ending != "error":
             pump.drain(time.monotonic() + (DRAIN_SECONDS if ending == "exit" else 0.5))
         proc.stdout.close()
@@ -201,23 +205,37 @@ def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[byte
 def _wait(proc: subprocess.Popen[bytes], pump: _Pump, deadline: float, cancel: threading.Event | None) -> str:
     """Read output until the shell exits and the pipe closes (or DRAIN_SECONDS after the exit)."""
     exited_at: float | None = None
-    while True:
-        now = time.monotonic()
-        if cancel is not None and cancel.is_set():
-            return "cancel"
-        if now >= deadline:
-            return "timeout"
-        wait = min(0.1, deadline - now)
-        if not pump.eof:
-            pump.read(wait)
-        else:
-            time.sleep(min(0.01, wait))  # output closed; waiting for the shell to exit
-        if exited(proc):
-            if pump.eof:
-                return "exit"
-            exited_at = exited_at or now
-            if now - exited_at > DRAIN_SECONDS:
-                return "exit"  # a background process holds the pipe; kill_tree deals with it
+    with _ExitWatch(proc.pid) as exit_fd:
+        while True:
+            now = time.monotonic()
+            if cancel is not None and cancel.is_set():
+                return "cancel"
+            if now >= deadline:
+                return "timeout"
+            pump.read(min(0.1, deadline - now), exit_fd if exited_at is None else None)
+            if exited(proc):
+                if pump.eof:
+                    return "exit"
+                exited_at = exited_at or now
+                if now - exited_at > DRAIN_SECONDS:
+                    return "exit"  # a background process holds the pipe; kill_tree deals with it
+
+
+class _ExitWatch:
+    """A pidfd of the shell, readable once it has exited (None where the kernel has none)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.fd: int | None = None
+
+    def __enter__(self) -> int | None:
+        with contextlib.suppress(OSError, AttributeError):
+            self.fd = os.pidfd_open(self.pid)
+        return self.fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
 
 
 class _Pump:
@@ -232,9 +250,15 @@ class _Pump:
         with contextlib.suppress(OSError):
             fcntl.fcntl(self.fd, _F_SETPIPE_SZ, 1 << 20)  # fewer wake-ups for floods; best effort
 
-    def read(self, wait: float) -> None:
-        ready, _, _ = select.select([self.fd], [], [], wait)
-        if not ready:
+    def read(self, wait: float, exit_fd: int | None = None) -> None:
+        """Read what the pipe has, waiting up to `wait` s for output, its end, or `exit_fd` (the
+        shell's exit); without either to wait on, sleep a little (the shell is about to exit)."""
+        fds = ([] if self.eof else [self.fd]) + ([] if exit_fd is None else [exit_fd])
+        if not fds:
+            time.sleep(min(0.01, wait))
+            return
+        ready, _, _ = select.select(fds, [], [], wait)
+        if self.fd not in ready:
             return
         data = os.read(self.fd, READ_CHUNK)
         if not data:

@@ -64,6 +64,7 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         after_command=_after_command(Tripwire.for_workspace(workspace), sandbox),
         limits=limits,
     )
+    executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
     return Toolbox(executor, sandbox, status, limits)
 
 

@@ -20,7 +20,6 @@ from ..events import (
 )
 from ..safety.approval import Answer
 from ..safety.policy import GrantScope
-from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import clip, safe_text
 from .status import StatusLine
@@ -101,6 +100,8 @@ class PlainUI:
     def confirm(
         self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
     ) -> Answer:
+        from .approval_prompt import QUESTION, approval_view, parse_answer  # only when a call is asked about
+
         view = approval_view(call, preview, reason, scope)
         lines = [view.title, f"  ({view.reason})"]
         lines += [f"  $ {view.command}"] if view.command is not None else []
