@@ -96,15 +96,6 @@ def test_mcp_list_bad_config_is_a_usage_error(tmp_path):
     assert f"{config}: 'mcp.servers.x' needs exactly one of 'command'" in done.stderr
 
 
-def tools_package_missing():
-    try:
-        import vllm_bot.tools  # noqa: F401
-    except ImportError:
-        return True
-    return False
-
-
-@pytest.mark.skipif(tools_package_missing(), reason="needs the tools package (issue 3)")
 @pytest.mark.parametrize(
     ("mode", "flag"), [("parser", "--function-calling"), ("noparser", "--no-function-calling")]
 )
@@ -121,7 +112,6 @@ def test_headless_task_uses_an_mcp_tool(tmp_path, mode, flag):
     assert "echo: from the cli" in last["content"]
 
 
-@pytest.mark.skipif(tools_package_missing(), reason="needs the tools package (issue 3)")
 def test_interactive_slash_mcp(tmp_path):
     config = write_config(tmp_path, {"mcp": {"servers": {"basic": stdio_json("basic")}}})
     with FakeVLLM([]) as server:
