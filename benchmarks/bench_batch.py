@@ -21,26 +21,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import CLI, ROOT, ChildRun, python, row, run_child, to_markdown
+from common import CLI, ROOT, ChildRun, python, row, run_child, scripted_server, to_markdown
 
 SERVE = ROOT / "benchmarks" / "serve_batch.py"
 LATENCY = 0.2
 TURNS = 4
-
-
-def _serve(tasks: int, turns: int, latency: float) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(
-        [python(), str(SERVE), str(tasks), str(turns), str(latency)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    return server, server.stdout.readline().strip()  # type: ignore[union-attr]
-
-
-def _stop(server: subprocess.Popen[str]) -> None:
-    server.stdin.close()  # type: ignore[union-attr]
-    server.wait(timeout=30)
 
 
 def _workspace(tmp: Path) -> Path:
@@ -70,8 +55,7 @@ def batch(tmp: Path, tasks: int, workers: int, turns: int, latency: float) -> Ch
         for i in range(tasks)
     ]
     tasks_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    server, url = _serve(tasks, turns, latency)
-    try:
+    with scripted_server(SERVE, str(tasks), str(turns), str(latency)) as url:
         run = run_child(
             [
                 python(),
@@ -90,8 +74,6 @@ def batch(tmp: Path, tasks: int, workers: int, turns: int, latency: float) -> Ch
             ],
             env={"XDG_STATE_HOME": str(tmp / "state")},
         )
-    finally:
-        _stop(server)
     summary = json.loads(run.stdout.splitlines()[-1]) if run.stdout.strip() else {}
     assert run.returncode == 0 and summary.get("summary", {}).get("passed") == tasks, run.stderr[-2000:]
     return run
@@ -101,8 +83,7 @@ def lone(tmp: Path, turns: int) -> ChildRun:
     """One headless session of `turns` turns, as a batch task would run it but alone."""
     tmp.mkdir(parents=True)
     repo = _workspace(tmp)
-    server, url = _serve(1, turns, 0.0)
-    try:
+    with scripted_server(SERVE, "1", str(turns), "0.0") as url:
         run = run_child(
             [
                 python(),
@@ -121,8 +102,6 @@ def lone(tmp: Path, turns: int) -> ChildRun:
             ],
             env={"XDG_STATE_HOME": str(tmp / "state")},
         )
-    finally:
-        _stop(server)
     assert run.returncode == 0, run.stderr[-2000:]
     return run
 

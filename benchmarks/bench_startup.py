@@ -7,14 +7,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import CLI, ROOT, median, python, row, run_child, to_markdown
+from common import CLI, ROOT, median, python, row, run_child, scripted_server, to_markdown
 
 
 def bench_flag(flag: str, runs: int) -> list[dict[str, Any]]:
@@ -37,22 +36,15 @@ def first_request(runs: int) -> list[dict[str, Any]]:
             log = Path(tmp) / "requests.jsonl"
             workspace = Path(tmp) / "ws"
             workspace.mkdir()
-            server = subprocess.Popen(
-                [python(), str(ROOT / "benchmarks" / "serve.py"), "answer", "1", str(log)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            try:
-                url = server.stdout.readline().strip()  # type: ignore[union-attr]
+            # the server writes its log as it stops
+            with scripted_server(
+                ROOT / "benchmarks" / "serve.py", "answer", "1", str(log), stop_timeout=10
+            ) as url:
                 launched = time.time()
                 run = run_child(
                     [python(), str(CLI), "-p", "say done", "--base-url", url, "--workspace", str(workspace)],
                     env={"XDG_STATE_HOME": str(Path(tmp) / "state")},
                 )
-            finally:
-                server.stdin.close()  # type: ignore[union-attr]
-                server.wait(timeout=10)  # the server writes its log as it stops
             assert run.returncode == 0, run.stderr
             records = [json.loads(line) for line in log.read_text().splitlines()]
             arrived = next(r["t"] for r in records if "body" in r)  # the first chat request

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import CLI, ROOT, ChildRun, median, python, row, run_child, to_markdown
+from common import CLI, ROOT, ChildRun, median, python, row, run_child, scripted_server, to_markdown
 
 SERVE = ROOT / "benchmarks" / "serve.py"
 CHAT = "/v1/chat/completions"
@@ -36,14 +35,7 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
     for i in range(7):
         (workspace / "notes" / f"n{i}.txt").write_text("".join(f"note {i} line {k}\n" for k in range(40)))
     log = tmp / "requests.jsonl"
-    server = subprocess.Popen(
-        [python(), str(SERVE), scenario.split("-")[0], str(n), str(log)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        url = server.stdout.readline().strip()  # type: ignore[union-attr]
+    with scripted_server(SERVE, scenario.split("-")[0], str(n), str(log)) as url:
         argv = [python(), str(cli), "-p", "read the notes", "--yes", "--base-url", url]
         argv += ["--workspace", str(workspace), "--max-iterations", str(n + 5)]
         if scenario.endswith("-unsandboxed"):
@@ -51,9 +43,6 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
             argv += ["--config", str(tmp / "config.json")]
         launched = time.time()
         run: ChildRun = run_child(argv, env={"XDG_STATE_HOME": str(tmp / "state")})
-    finally:
-        server.stdin.close()  # type: ignore[union-attr]
-        server.wait(timeout=30)
     assert run.returncode == 0, run.stderr
     records = [json.loads(line) for line in log.read_text().splitlines()]
     chats = [r for r in records if r["path"] == CHAT]

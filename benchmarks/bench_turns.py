@@ -12,31 +12,15 @@ length, request bytes as the session grows, and how compaction bounds them on a 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import CLI, ROOT, ChildRun, python, row, run_child, to_markdown
+from common import CLI, ROOT, ChildRun, python, row, run_child, scripted_server, to_markdown
 
 SERVE = ROOT / "benchmarks" / "serve.py"
 FLOOR = ROOT / "benchmarks" / "floor.py"
-
-
-def _serve(n: int, log: Path, scenario: str = "turns") -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(
-        [python(), str(SERVE), scenario, str(n), str(log)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    return server, server.stdout.readline().strip()  # type: ignore[union-attr]
-
-
-def _stop(server: subprocess.Popen[str]) -> None:
-    server.stdin.close()  # type: ignore[union-attr]
-    server.wait(timeout=10)
 
 
 def session(n: int, tmp: Path) -> tuple[ChildRun, ChildRun, list[int]]:
@@ -47,8 +31,7 @@ def session(n: int, tmp: Path) -> tuple[ChildRun, ChildRun, list[int]]:
     for i in range(7):
         (workspace / "notes" / f"n{i}.txt").write_text("".join(f"note {i} line {k}\n" for k in range(40)))
     log = tmp / f"agent{n}.jsonl"
-    server, url = _serve(n, log)
-    try:
+    with scripted_server(SERVE, "turns", str(n), str(log), stop_timeout=10) as url:
         agent = run_child(
             [
                 python(),
@@ -65,16 +48,11 @@ def session(n: int, tmp: Path) -> tuple[ChildRun, ChildRun, list[int]]:
             ],
             env={"XDG_STATE_HOME": str(tmp / "state")},
         )
-    finally:
-        _stop(server)
     assert agent.returncode == 0, agent.stderr
     records = [json.loads(line) for line in log.read_text().splitlines()]
     bodies = [r["body"] for r in records if "body" in r]
-    server, url = _serve(n, tmp / f"floor{n}.jsonl")
-    try:
+    with scripted_server(SERVE, "turns", str(n), str(tmp / f"floor{n}.jsonl"), stop_timeout=10) as url:
         floor = run_child([python(), str(FLOOR), url, str(log)])
-    finally:
-        _stop(server)
     assert floor.returncode == 0, floor.stderr
     return agent, floor, [len(json.dumps(b)) for b in bodies]
 
@@ -225,8 +203,7 @@ def retained_heap(quick: bool) -> list[dict[str, Any]]:
         for i in range(turns):
             lines = (f"file {i} line {k} " + "z" * 40 + "\n" for k in range(100))
             (ws / f"f{i}.txt").write_text("".join(lines))
-        server, url = _serve(turns, ws / "log.jsonl", "reads")
-        try:
+        with scripted_server(SERVE, "reads", str(turns), str(ws / "log.jsonl"), stop_timeout=10) as url:
             client = ModelClient(
                 VllmConfig(base_url=url),
                 system_prompt=lambda t, d: "You are a coding agent.",
@@ -247,8 +224,6 @@ def retained_heap(quick: bool) -> list[dict[str, Any]]:
                 agent.run("read them all")
             finally:
                 tracemalloc.stop()
-        finally:
-            _stop(server)
     (heap0, chars0), (heap1, chars1) = marks[first], marks[last]
     return [
         row(

@@ -7,7 +7,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,17 @@ def median(values: Sequence[float]) -> float:
 
 def python() -> str:
     return sys.executable
+
+
+@contextmanager
+def scripted_server(script: Path, *args: str, stop_timeout: float = 30) -> Iterator[str]:
+    """A benchmark server script (serve.py, serve_batch.py) in its own process: yields the URL it
+    prints first; closing its stdin stops it, and its request log is whole only after that."""
+    server = subprocess.Popen(
+        [python(), str(script), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        yield server.stdout.readline().strip()  # type: ignore[union-attr]
+    finally:
+        server.stdin.close()  # type: ignore[union-attr]
+        server.wait(timeout=stop_timeout)
