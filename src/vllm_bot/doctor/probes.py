@@ -125,10 +125,11 @@ def request_params(
 
 def send(sdk: Any, params: dict[str, Any], stream: bool) -> Outcome:
     """Send one request; HTTP and in-stream errors become an Outcome, never an exception."""
-    import openai
-
     from ..errors import ModelServerError
+    from ..model.sdk import load
     from ..model.server_errors import _status_message
+
+    openai = load()
 
     try:
         if stream:

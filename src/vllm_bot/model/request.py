@@ -59,18 +59,18 @@ def post_chat(
 ) -> Any:
     """POST /chat/completions; the SDK's Stream of chunks when `params` ask for a stream, else the
     ChatCompletion. Errors are the SDK's (server_errors.translate_errors maps them)."""
-    import openai
-    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from .sdk import load
 
+    chat = load()
     body = request_body(params)
     if trace is not None:
         trace.record("request", body)
     stream = bool(body.get("stream"))
     return sdk.post(
         "/chat/completions",
-        cast_to=ChatCompletion,
+        cast_to=chat.ChatCompletion,
         content=(encoder or BodyEncoder()).encode(body),
         options={"security": {"bearer_auth": True}},
         stream=stream,
-        stream_cls=openai.Stream[ChatCompletionChunk] if stream else None,
+        stream_cls=chat.Stream[chat.ChatCompletionChunk] if stream else None,
     )

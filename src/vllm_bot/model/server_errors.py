@@ -37,8 +37,9 @@ def incomplete_reply(base_url: str) -> TransientServerError:
 
 @contextlib.contextmanager
 def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
-    import openai
+    from .sdk import load
 
+    openai = load()
     url = client.config.base_url
     try:
         yield

@@ -1,0 +1,129 @@
+"""The parts of the openai SDK a chat completion uses, imported without the rest of the SDK.
+
+`import openai` runs the package's `__init__`, and it imports every type of the whole API (Responses,
+evals, graders, realtime, ...): about 1 s and 11 MiB on a 2-core machine, more than everything else
+the agent does before its first request. The client class, its errors, its streaming and the chat
+completion types live in modules of their own that import little. `load` imports those with a
+stand-in for each package whose `__init__` imports everything (`_STAND_INS`), then takes the
+stand-ins away again: a later `import openai` anywhere in the process runs the real `__init__`,
+which finds these same modules already loaded, so the classes stay the same objects.
+
+Should an SDK version be laid out otherwise, `load` forgets what it half-imported and falls back to
+`import openai`: slower to start, same behaviour. `Sdk.partial` says which way it went.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+_STAND_INS = ("openai", "openai.types", "openai.types.chat", "openai.lib")
+
+
+@dataclass(frozen=True)
+class Sdk:
+    OpenAI: Any
+    Timeout: Any
+    Stream: Any
+    ChatCompletion: Any
+    ChatCompletionChunk: Any
+    APIError: Any
+    APIStatusError: Any
+    APIConnectionError: Any
+    APITimeoutError: Any
+    partial: bool  # True: loaded without the package `__init__`s
+
+
+_lock = threading.Lock()
+_loaded: list[Sdk] = []
+
+
+def load() -> Sdk:
+    """The SDK's chat parts, imported once per process (thread-safe: warmup.py calls it too)."""
+    with _lock:
+        if not _loaded:
+            _loaded.append(_load())
+        return _loaded[0]
+
+
+def _load() -> Sdk:
+    full = sys.modules.get("openai")
+    if full is not None and hasattr(full, "OpenAI"):
+        return _full()
+    before = set(sys.modules)
+    try:
+        return _partial()
+    except Exception:  # any other layout: start over with the plain import
+        for name in [n for n in sys.modules if _is_openai(n) and n not in before]:
+            del sys.modules[name]
+        return _full()
+
+
+def _partial() -> Sdk:
+    spec = importlib.util.find_spec("openai")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("openai")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    stand_ins = {name: _stand_in(name, root) for name in _STAND_INS}
+    sys.modules.update(stand_ins)
+    try:
+        client = importlib.import_module("openai._client")
+        streaming = importlib.import_module("openai._streaming")
+        errors = importlib.import_module("openai._exceptions")
+        completion = importlib.import_module("openai.types.chat.chat_completion")
+        chunk = importlib.import_module("openai.types.chat.chat_completion_chunk")
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+    return Sdk(
+        client.OpenAI,
+        client.Timeout,
+        streaming.Stream,
+        completion.ChatCompletion,
+        chunk.ChatCompletionChunk,
+        errors.APIError,
+        errors.APIStatusError,
+        errors.APIConnectionError,
+        errors.APITimeoutError,
+        partial=True,
+    )
+
+
+def _full() -> Sdk:
+    import openai
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    return Sdk(
+        openai.OpenAI,
+        openai.Timeout,
+        openai.Stream,
+        ChatCompletion,
+        ChatCompletionChunk,
+        openai.APIError,
+        openai.APIStatusError,
+        openai.APIConnectionError,
+        openai.APITimeoutError,
+        partial=False,
+    )
+
+
+def _stand_in(name: str, root: Path) -> ModuleType:
+    """An empty package module whose submodules are found where the real package keeps them."""
+    path = str(root.joinpath(*name.split(".")[1:]))
+    module = ModuleType(name)
+    module.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    module.__spec__.submodule_search_locations = [path]
+    module.__path__ = [path]
+    return module
+
+
+def _is_openai(name: str) -> bool:
+    return name == "openai" or name.startswith("openai.")
