@@ -94,3 +94,33 @@ def test_an_sdk_laid_out_otherwise_falls_back_to_the_plain_import(tmp_path):
     assert out["partial"] is False
     assert out["same"] is True and out["stand_in"] is False
     assert out["file"].startswith(str(tmp_path))
+
+
+WARMED = """
+import json, sys
+sys.path.insert(0, {src!r})
+from vllm_bot.model import sdk
+sdk.warm()
+chat = sdk.load()
+body = json.dumps({{"model": {model!r}, "messages": [{{"role": "user", "content": "hi"}}]}}).encode()
+results = []
+for key in ("right", "wrong"):  # the first copies the warmed client, the second is made anew
+    client = sdk.client(base_url={url!r}, api_key=key, timeout=chat.Timeout(7, connect=3), max_retries=0)
+    try:
+        reply = client.post("/chat/completions", cast_to=chat.ChatCompletion, content=body,
+                            options={{"security": {{"bearer_auth": True}}}})
+        results.append(reply.choices[0].message.content)
+    except chat.APIStatusError as e:
+        results.append(e.status_code)
+    results.append([str(client.base_url), client.timeout.read, client.timeout.connect, client.max_retries])
+print(json.dumps(results))
+"""
+
+
+def test_the_client_warmed_ahead_takes_the_sessions_url_key_and_timeouts():
+    with FakeVLLM([Reply(content="Hi."), Reply(content="unused")], api_key="right") as server:
+        code = WARMED.format(src=str(ROOT / "src"), url=server.base_url, model=server.model)
+        first, first_options, second, second_options = run(code)
+        expected = [server.base_url.rstrip("/") + "/", 7, 3, 0]
+    assert first == "Hi." and first_options == expected
+    assert second == 401 and second_options == expected

@@ -26,6 +26,7 @@ from .profiles import Profile, keep_reasoning
 from .replies import broken_native_arguments, to_turn
 from .request import BodyEncoder, post_chat
 from .retry import Retrier, RetryPolicy
+from .sdk import client as sdk_client
 from .sdk import load as load_sdk
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
 from .streaming import RawReply, consume, reply_from_completion
@@ -104,13 +105,12 @@ class ModelClient:
     @property
     def sdk(self) -> Any:
         if self._sdk is None:
-            sdk = load_sdk()
-            self._sdk = sdk.OpenAI(
+            self._sdk = sdk_client(
                 base_url=self.config.base_url,
                 api_key=self.config.api_key or "EMPTY",
                 # The socket read timeout stays a little longer than our own first-token and idle
                 # deadlines (watchdog.py), so a stall is always reported as the stall it is.
-                timeout=sdk.Timeout(
+                timeout=load_sdk().Timeout(
                     max(self.config.timeout, self.config.stream_idle_timeout) + 10,
                     connect=self.config.connect_timeout,
                 ),
