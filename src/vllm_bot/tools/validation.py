@@ -8,8 +8,10 @@ numbers as strings. What can be mapped or coerced without guessing is; the rest 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
+from . import schema_check
 from .definitions import signature
 from .shapes import example_arguments
 
@@ -173,10 +175,20 @@ def _validator(schema: dict[str, Any], jsonschema: Any) -> Any:
     return entry[1]
 
 
+def schema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[Any]:
+    """The errors of `args` against `schema`, fewest path steps first: schema_check's own check
+    where it covers the schema (no jsonschema import), else jsonschema's."""
+    if schema_check.covers(schema):
+        errors: Iterable[Any] = schema_check.iter_errors(schema, args)
+    else:
+        import jsonschema  # deferred: only for schemas schema_check does not cover
+
+        errors = _validator(schema, jsonschema).iter_errors(args)
+    return sorted(errors, key=lambda e: (len(e.absolute_path), str(e.message)))
+
+
 def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]:
     """Return arguments that satisfy the tool's schema, or raise ArgumentError for the model."""
-    import jsonschema  # deferred: not needed for --help / start-up
-
     if not isinstance(args, dict):
         raise ArgumentError(
             f"arguments must be a JSON object, got {type(args).__name__}. "
@@ -186,8 +198,7 @@ def normalize_arguments(definition: dict[str, Any], args: Any) -> dict[str, Any]
     tool = definition["function"]["name"]
     json_text = frozenset(arg for t, arg in JSON_TEXT_ARGUMENTS if t == tool)
     fixed = coerce_arguments(schema, map_argument_names(schema, args), json_text)
-    validator = _validator(schema, jsonschema)
-    errors = sorted(validator.iter_errors(fixed), key=lambda e: (len(e.absolute_path), str(e.message)))
+    errors = schema_errors(schema, fixed)
     if errors:
         problems = "; ".join(_describe_error(e) for e in errors[:3])
         raise ArgumentError(
