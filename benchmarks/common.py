@@ -59,7 +59,12 @@ def compile_sources(argv: list[str]) -> None:
 
 
 def run_child(
-    argv: list[str], *, env: dict[str, str] | None = None, stdin: str | None = None, timeout: float = 600
+    argv: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 600,
+    cwd: Path | None = None,
 ) -> ChildRun:
     """Run a command and measure exactly that process: wall time, CPU time and peak RSS (wait4)."""
     import threading
@@ -73,6 +78,7 @@ def run_child(
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},
+        cwd=cwd,
     )
     out: list[str] = []
     err: list[str] = []

@@ -22,6 +22,7 @@ SUITES = {
     "startup": ("bench_startup", "Start-up"),
     "turns": ("bench_turns", "Per-turn overhead, memory and request size"),
     "turntime": ("bench_turn_time", "Agent time per turn as the conversation grows"),
+    "peers": ("bench_peers", "Beside mini-swe-agent and aider (MINI=..., AIDER=...)"),
     "prompt": ("bench_prompt", "Prompt footprint"),
     "stream": ("bench_stream", "Streaming throughput"),
     "parsing": ("bench_parsing", "Tool-call parser"),
