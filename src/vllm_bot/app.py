@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from . import __version__
@@ -175,14 +176,22 @@ def run_session(args: argparse.Namespace) -> int:
     return session.run_interactive()
 
 
-def ask_trust(request: Any) -> bool:
-    """The question a workspace with its own safety settings gets once (trust.TrustRequest)."""
+def ask_trust(request: Any, read_key: Callable[[], str] | None = None) -> bool:
+    """The question a workspace with its own safety settings gets once (trust.TrustRequest): one key
+    on a terminal, as the approval menu (y trusts; n, Esc or Enter does not), else a typed line."""
+    from .ui.keys import terminal_key_reader
+
     print("\n".join(request.question()))
+    print("Trust this workspace? [y/N] ", end="", flush=True)
+    read_key = read_key or terminal_key_reader()
     try:
-        answer = input("Trust this workspace? [y/N] ")
+        answer = read_key() if read_key is not None else input()
     except EOFError:
         answer = ""
-    return answer.strip().lower() in ("y", "yes")
+    trusted = answer.strip().lower() in ("y", "yes")
+    if read_key is not None:
+        print("yes" if trusted else "no")
+    return trusted
 
 
 def guarded(action: Any, *, headless: bool) -> int:

@@ -21,9 +21,9 @@ def test_trust_is_asked_once_and_the_banner_names_the_project_files(terminal, tm
         term, _ = terminal(server, ready=None)
         screen = term.wait_for("Trust this workspace? [y/N]")
         assert "  .vllm-bot/config.json: sandbox.network = true" in screen
-        term.type("y")
-        term.keys("Enter")
+        term.type("y")  # one key, no Enter
         screen = term.wait_for("\n>", after="Ctrl-C stops")
+        assert "Trust this workspace? [y/N] yes" in screen
         words = " ".join(screen.split())
         assert "project config .vllm-bot/config.json (trusted)" in words
         assert re.search(r"instructions AGENTS\.md \(~\d+ tokens\)", words), screen
@@ -38,3 +38,20 @@ def test_trust_is_asked_once_and_the_banner_names_the_project_files(terminal, tm
         screen = again.screen()
         assert "Trust this workspace" not in screen
         assert "project config .vllm-bot/config.json (trusted)" in " ".join(screen.split())
+
+
+def test_escape_declines_with_one_key_and_the_settings_are_ignored(terminal, tmp_path):
+    ws = tmp_path / "project"
+    (ws / ".vllm-bot").mkdir(parents=True)
+    (ws / ".vllm-bot" / "config.json").write_text(json.dumps({"sandbox": {"network": True}}))
+    with FakeVLLM([]) as server:
+        term, _ = terminal(server, ready=None)
+        term.wait_for("Trust this workspace? [y/N]")
+        term.keys("Escape")
+        screen = term.wait_for("\n>", after="Ctrl-C stops")
+        words = " ".join(screen.split())
+        assert "Trust this workspace? [y/N] no" in words
+        assert "not trusted, so ignored: sandbox.network" in words
+        term.type("/exit")
+        term.keys("Enter")
+        assert term.exit_code() == 0
