@@ -14,11 +14,13 @@ Should an SDK version be laid out otherwise, `load` forgets what it half-importe
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.machinery
 import importlib.util
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -39,6 +41,11 @@ class Sdk:
     APIConnectionError: Any
     APITimeoutError: Any
     partial: bool  # True: loaded without the package `__init__`s
+
+    @property
+    def ChunkStream(self) -> Any:
+        """The SDK's Stream of chunk dicts, reading the response to its end (chunk_stream)."""
+        return chunk_stream(self.Stream)
 
 
 _lock = threading.Lock()
@@ -133,6 +140,29 @@ def _full() -> Sdk:
         openai.APITimeoutError,
         partial=False,
     )
+
+
+@functools.cache
+def chunk_stream(stream: Any) -> Any:
+    """The SDK's `Stream`, yielding chunks as the dicts it parsed (typed `object`, which the SDK
+    honours: no model built per chunk), that reads the response to its end when `[DONE]` arrives.
+
+    The SDK stops reading at `[DONE]` and closes the response with the last bytes of the chunked
+    body unread, so its connection pool cannot keep the connection: every request opened a new one,
+    a TCP (and over https a TLS) handshake each turn. Read to the end, the connection goes back to the
+    pool. This overrides the Stream's `_iter_events` (openai 3.14 to 3.57 have it); a version without
+    it never calls the override and keeps its old behaviour."""
+
+    class ChunkStream(stream[object]):  # type: ignore[misc,valid-type]
+        def _iter_events(self) -> Iterator[Any]:
+            events = super()._iter_events()
+            for event in events:
+                if str(getattr(event, "data", "")).startswith("[DONE]"):
+                    for _ in events:  # the body's end: nothing but the chunked terminator follows
+                        pass
+                yield event
+
+    return ChunkStream
 
 
 def _stand_in(name: str, root: Path) -> ModuleType:

@@ -114,6 +114,7 @@ class FakeVLLM:
         self.side_requests: list[str] = []  # paths of every other request (/health, /metrics, ...)
         self.problems: list[str] = []
         self.consumed = 0
+        self.connections = 0  # TCP connections accepted: a client that keeps its connection alive opens one
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
 
@@ -257,6 +258,10 @@ class _Handler(BaseHTTPRequestHandler):
     fake: FakeVLLM
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # like vLLM (asyncio sets TCP_NODELAY): no delayed-ACK stalls
+
+    def setup(self) -> None:
+        super().setup()
+        self.fake.connections += 1
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
