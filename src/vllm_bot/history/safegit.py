@@ -199,6 +199,8 @@ class GitRunner:
         if files is not None and self._listed is not None and self._listed[0] == files:
             return self._listed[1]  # the same files: the same keys
         env = with_config(self.pinned_env(), list(FORCED_CONFIG))
+        if files is None:
+            self._check_includes()
         try:
             listed = execute(
                 ["git", "config", "--list", "--name-only", "--includes", "-z"],
@@ -220,6 +222,13 @@ class GitRunner:
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         return with_config({**self.pinned_env(), **(extra or {})}, self.overrides())
+
+    def _check_includes(self) -> None:
+        place = self.place
+        configs = [(place.common_dir or place.git_dir) / "config", place.git_dir / "config.worktree"]
+        problem = blocking_include(configs)
+        if problem:
+            raise GitFailed(["git", "config"], None, problem)
 
     def run(
         self,
@@ -249,6 +258,54 @@ class GitRunner:
         return execute_bytes(["git", *args], self.env(extra), self.place.work_tree, stdin, timeout)
 
 
+MAX_INCLUDE_DEPTH = 10  # git's own limit on nested includes
+INCLUDE_KEYS = r"^include(if\..*)?\.path$"
+
+
+def blocking_include(configs: list[Path]) -> str | None:
+    """Why git would hang on these config files, or None: one includes something other than a
+    regular file (a FIFO or a device), which git opens and waits on, so every command would wait
+    until its timeout. Each file is read for its include paths alone (`--no-includes`: nothing it
+    names is opened), and the regular files it includes the same way, as deep as git follows them."""
+    pending = [(config, 0) for config in configs]
+    seen: set[Path] = set()
+    while pending:
+        config, depth = pending.pop()
+        if config in seen or depth > MAX_INCLUDE_DEPTH or not config.is_file():
+            continue
+        seen.add(config)
+        for target in _include_paths(config):
+            if target.exists() and not target.is_file():
+                return (
+                    f"the repository's config ({config}) includes {target}, which is not a regular file "
+                    "(a FIFO or a device): git would wait on it, so the agent's own git does not run in "
+                    "this repository until that include is removed"
+                )
+            pending.append((target, depth + 1))
+    return None
+
+
+def _include_paths(config: Path) -> list[Path]:
+    """The paths one config file includes (`include.path`, `includeIf.*.path`), resolved as git
+    does: `~/` from HOME, relative to the including file's directory. Read outside any repository:
+    inside one, git would read that repository's whole config (includes and all) first."""
+    try:
+        out = execute(
+            ["git", "config", "--file", str(config), "--no-includes", "-z", "--get-regexp", INCLUDE_KEYS],
+            base_env({"GIT_CEILING_DIRECTORIES": "/"}),
+            Path("/"),
+            timeout=LIST_TIMEOUT,
+        )
+    except GitFailed:
+        return []  # no include (exit 1), or a file git cannot read either
+    paths = []
+    for entry in filter(None, out.split("\0")):
+        _, _, value = entry.partition("\n")
+        if value:
+            paths.append(config.parent / os.path.expanduser(value))  # an absolute value stays as it is
+    return paths
+
+
 def find_user_repo(workspace: Path) -> GitPlace | None:
     """The repository the workspace belongs to, found safely: its own `.git` if it has one (never a
     repository further up when that one is broken), else the nearest `.git` above it; never a bare
@@ -257,6 +314,8 @@ def find_user_repo(workspace: Path) -> GitPlace | None:
     dot_git = workspace / ".git"
     extra = {"GIT_DIR": str(dot_git)} if os.path.lexists(dot_git) else {}
     env = with_config(base_env(extra), list(FORCED_CONFIG))
+    if extra and blocking_include([dot_git / "config", dot_git / "config.worktree"]):
+        return None  # unusable as it stands; the runner says why if it is ever pinned to it
     try:
         out = execute(
             ["git", "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"],
