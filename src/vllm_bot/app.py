@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from . import __version__
@@ -155,7 +154,7 @@ def run_session(args: argparse.Namespace) -> int:
 
     warmup.start()  # the openai SDK imports while the session starts and the prompt appears
     from .config import load_config
-    from .session import Session
+    from .session import Session, ask_trust
 
     if args.output_format is not None and args.prompt is None:
         raise UsageError("--output-format applies to headless runs: add -p TASK")
@@ -174,24 +173,6 @@ def run_session(args: argparse.Namespace) -> int:
     if task is not None:
         return session.run_headless(task, args.output_format or "text")
     return session.run_interactive()
-
-
-def ask_trust(request: Any, read_key: Callable[[], str] | None = None) -> bool:
-    """The question a workspace with its own safety settings gets once (trust.TrustRequest): one key
-    on a terminal, as the approval menu (y trusts; n, Esc or Enter does not), else a typed line."""
-    from .ui.keys import terminal_key_reader
-
-    print("\n".join(request.question()))
-    print("Trust this workspace? [y/N] ", end="", flush=True)
-    read_key = read_key or terminal_key_reader()
-    try:
-        answer = read_key() if read_key is not None else input()
-    except EOFError:
-        answer = ""
-    trusted = answer.strip().lower() in ("y", "yes")
-    if read_key is not None:
-        print("yes" if trusted else "no")
-    return trusted
 
 
 def guarded(action: Any, *, headless: bool) -> int:

@@ -31,6 +31,7 @@ from .tools.toolbox import build_toolbox
 from .ui import fanout, front_end
 from .ui.banner import BannerInfo, git_status, sandbox_warning
 from .ui.debuglog import DebugLog
+from .ui.trust_prompt import ask_trust  # noqa: F401 - for the command line, which imports no UI
 
 
 class Session:
