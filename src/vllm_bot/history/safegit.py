@@ -274,6 +274,11 @@ def blocking_include(configs: list[Path]) -> str | None:
         if config in seen or depth > MAX_INCLUDE_DEPTH or not config.is_file():
             continue
         seen.add(config)
+        try:
+            if b"include" not in config.read_bytes().lower():
+                continue  # nothing to follow: no git run for it
+        except OSError:
+            continue
         for target in _include_paths(config):
             if target.exists() and not target.is_file():
                 return (
