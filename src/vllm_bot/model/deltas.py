@@ -24,24 +24,11 @@ class _Pending:
 
 
 def _get(obj: Any, key: str) -> Any:
-    """A field of a chunk part: a dict's key, or a pydantic model's field or extra field (looked up
-    directly: `getattr` on a field the chunk lacks raises and catches inside pydantic, the largest
-    cost of reading a stream), or any other object's attribute."""
     if obj is None:
         return None
     if isinstance(obj, dict):
         return obj.get(key)
-    try:
-        extra = obj.__pydantic_extra__
-    except AttributeError:
-        return getattr(obj, key, None)
-    value = obj.__dict__.get(key, _MISSING)
-    if value is not _MISSING:
-        return value
-    return extra.get(key) if extra else None
-
-
-_MISSING = object()
+    return getattr(obj, key, None)
 
 
 class ToolCallAssembler:
