@@ -4,8 +4,11 @@ history, count tokens, build and send the request). Sessions of 5 / 20 / 80 / 20
 of 20 `exec` turns (a command that exits at once; in the sandbox when bubblewrap works here, and
 with `sandbox.mode: off`), run through the real `cli.py -p` against the fake server in its own
 process with zero model latency; the lengths are interleaved and every figure is the median of the
-runs. Also: launch to first chat request, whole-process wall, CPU and peak RSS, and how many
-`/tokenize` requests a session makes. With `--baseline DIR` (another checkout, e.g. an older
+runs. The `exec` sessions run once more with the model taking THINK seconds before each answer, as
+a real one does: what the agent does while the model thinks (the next command's launcher joins its
+cgroup then, tools/standby.py) only shows there; the gaps never include the thinking. Also: launch
+to first chat request, whole-process wall, CPU and peak RSS, and how many `/tokenize` requests a
+session makes. With `--baseline DIR` (another checkout, e.g. an older
 commit) its `cli.py` runs in turn with ours, against the same server, and each row gives both.
 
     python benchmarks/bench_turn_time.py [--quick] [--runs N] [--baseline DIR]
@@ -35,10 +38,11 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
     for i in range(7):
         (workspace / "notes" / f"n{i}.txt").write_text("".join(f"note {i} line {k}\n" for k in range(40)))
     log = tmp / "requests.jsonl"
-    with scripted_server(SERVE, scenario.split("-")[0], str(n), str(log)) as url:
+    think = THINK if scenario.endswith("-think") else 0.0
+    with scripted_server(SERVE, scenario.split("-")[0], str(n), str(log), str(think)) as url:
         argv = [python(), str(cli), "-p", "read the notes", "--yes", "--base-url", url]
         argv += ["--workspace", str(workspace), "--max-iterations", str(n + 5)]
-        if scenario.endswith("-unsandboxed"):
+        if "-unsandboxed" in scenario:
             (tmp / "config.json").write_text(json.dumps({"sandbox": {"mode": "off"}}))
             argv += ["--config", str(tmp / "config.json")]
         launched = time.time()
@@ -59,7 +63,9 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
     }
 
 
-CASES = [("turns", 5), ("turns", 20), ("execs", 20), ("execs-unsandboxed", 20), ("turns", 80), ("turns", 200)]
+THINK = 0.2  # seconds the "model" takes before each answer in the -think sessions
+CASES = [("turns", 5), ("turns", 20), ("execs", 20), ("execs-unsandboxed", 20)]
+CASES += [("execs-think", 20), ("execs-unsandboxed-think", 20), ("turns", 80), ("turns", 200)]
 
 
 def run(quick: bool = False, runs: int = 5, baseline: Path | None = None) -> list[dict[str, Any]]:
@@ -89,20 +95,31 @@ def _rows(scenario: str, n: int, by: dict[str, list[dict[str, Any]]], runs: int)
     def med(key: str) -> dict[str, float]:
         return {who: median([s[key] for s in sessions]) for who, sessions in by.items()}
 
-    tool = {"turns": "`read`", "execs": "`exec`", "execs-unsandboxed": "unsandboxed `exec`"}[scenario]
+    tool = {"turns": "`read`", "execs": "`exec`", "execs-unsandboxed": "unsandboxed `exec`"}[
+        scenario.removesuffix("-think")
+    ]
+    thinks = f", the model thinking {THINK:g} s" if scenario.endswith("-think") else ""
     gap, last, cpu = med("gap"), med("gap_last"), med("cpu")
     note = f"median gap of {n - 1}, median of {runs} runs; last 5 turns {last['ours']:.1f} ms"
     cpu_note = f"peak RSS {med('peak')['ours']:.1f} MiB, {med('tokenize')['ours']:.0f} /tokenize requests"
     return [
         row(
-            f"agent time per turn, {n} {tool} turns",
+            f"agent time per turn, {n} {tool} turns{thinks}",
             round(gap["ours"], 1),
             "ms",
             note + _vs(gap, "{:.1f} ms"),
         ),
-        row(f"{n}-turn {tool} session: CPU", round(cpu["ours"], 2), "s", cpu_note + _vs(cpu, "{:.2f} s")),
         row(
-            f"{n}-turn {tool} session: wall", round(med("wall")["ours"], 2), "s", _vs(med("wall"), "{:.2f} s")
+            f"{n}-turn {tool} session{thinks}: CPU",
+            round(cpu["ours"], 2),
+            "s",
+            cpu_note + _vs(cpu, "{:.2f} s"),
+        ),
+        row(
+            f"{n}-turn {tool} session{thinks}: wall",
+            round(med("wall")["ours"], 2),
+            "s",
+            _vs(med("wall"), "{:.2f} s"),
         ),
     ]
 

@@ -1,6 +1,6 @@
 """Run the fake vLLM server in its own process for a benchmark, so its CPU is not counted as ours.
 
-    python benchmarks/serve.py SCENARIO N LOG    -> prints the base URL, serves until stdin closes
+    python benchmarks/serve.py SCENARIO N LOG [THINK]  -> prints the base URL, serves until stdin closes
 
 Scenarios: "turns" (N requests: N-1 `read` calls, then an answer), "execs" (N-1 `exec` calls of `cat`,
 then an answer), "answer" (one answer), "reads" (N-1 reads of f0.txt, f1.txt, ... on an 8,192-token
@@ -11,7 +11,9 @@ for each message piped to it).
 When stdin closes, every request is written to LOG as a JSON line {"t": arrival, "done": end of the
 answer, "path": ..., "body": ... (chat requests only)}: the time an agent takes between two model
 requests is `t` of one minus `done` of the one before, whatever the agent. The records are kept in
-memory until then, so writing them never delays reading the next request.
+memory until then, so writing them never delays reading the next request. THINK (seconds, default 0)
+is how long the "model" takes before it answers each chat request, as a real model does; the gaps
+above never include it.
 """
 
 from __future__ import annotations
@@ -104,9 +106,13 @@ class _TimedHandler(fake_vllm._Handler):
 
 def main() -> None:
     scenario, n, log = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+    think = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
     window = 8192 if scenario == "reads" else 131072
     replies = script(scenario, n)
-    with TimedServer(replies, model="bench/model", max_model_len=window, auto_reply=summary) as server:
+    server = TimedServer(
+        replies, model="bench/model", max_model_len=window, auto_reply=summary, turn_latency=think
+    )
+    with server:
         print(server.base_url, flush=True)
         sys.stdin.read()  # serve until the parent closes our stdin
         records = list(server.records)

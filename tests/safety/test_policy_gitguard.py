@@ -200,7 +200,10 @@ def test_a_headless_yes_session_keeps_git_through_real_commands(tmp_path):
     with FakeVLLM(script) as server:
         overrides = {"vllm.base_url": server.base_url, "agent.approval": "full-auto"}
         session = Session(load_config(config_path, env={}, overrides=overrides), ws, headless=True)
-        assert session.run_headless("clean the repository") == 0
+        try:
+            assert session.run_headless("clean the repository") == 0
+        finally:
+            session.close()
         server.assert_done()
         results = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert all("refused by policy" in r and ".git" in r for r in results[:3]), results

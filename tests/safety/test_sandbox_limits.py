@@ -5,6 +5,7 @@ bubblewrap and unsandboxed (the limits apply to both), with small limits so the 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -70,9 +71,19 @@ def toolbox(request):
     ws.mkdir()
     config = Config(sandbox=SandboxConfig(mode=mode, **SMALL), tools=ToolsConfig(exec_kill_grace=0.5))
     box = build_toolbox(config, ws, base / "state")
+    box.cgroups_before = our_cgroups()  # other tests' sessions, not closed yet, may hold some
     yield box
     box.close()
     shutil.rmtree(base, ignore_errors=True)
+
+
+def our_cgroups() -> set[str]:
+    return {
+        p.name
+        for parent in (PLAN.pids, PLAN.memory)
+        if parent
+        for p in parent.glob(f"vllm-bot-{os.getpid()}-*")
+    }
 
 
 def exec_call(box, command: str, timeout: int = 20):
@@ -97,13 +108,10 @@ def test_exhaustion_ends_is_explained_and_the_agent_answers(toolbox, command: st
     assert alive.kind == "text" and "alive" in alive.value and "sandbox.max" not in alive.value
     assert quick < 15  # responsive: answered long before its timeout
     assert took < timeout + 15
-    left = {
-        p.name
-        for parent in (PLAN.pids, PLAN.memory)
-        if parent
-        for p in parent.glob(f"vllm-bot-{os.getpid()}-*")
-    }
-    assert not left, f"cgroups left behind: {left}"
+    toolbox.executor.context.standby.settle()
+    ready = {Path(f).parent.name for f in toolbox.limits.prepare()}  # the next command's, made ahead
+    left = our_cgroups()
+    assert left <= ready | toolbox.cgroups_before, f"cgroups left behind: {left - ready}"
 
 
 def test_at_least_twenty_exhaustion_variants():
@@ -135,9 +143,17 @@ def test_ordinary_work_is_not_limited(toolbox):
 def test_a_pids_cgroup_is_made_per_command_and_removed(toolbox):
     if PLAN.pids is None:
         pytest.skip(f"no pids cgroup can be made here: {PLAN.problem}")
+    exec_call(toolbox, "true")
+    toolbox.executor.context.standby.settle()
+    made_ahead = our_cgroups() - toolbox.cgroups_before
     result, _ = exec_call(toolbox, f"ls {PLAN.pids}")  # the host's cgroup tree is visible, read-only
-    assert result.kind == "text" and f"vllm-bot-{os.getpid()}-" in result.value
-    assert not list(Path(PLAN.pids).glob(f"vllm-bot-{os.getpid()}-*"))
+    ran_in = set(re.findall(rf"vllm-bot-{os.getpid()}-\d+", result.value)) - toolbox.cgroups_before
+    assert result.kind == "text" and len(ran_in) == 1 and ran_in == made_ahead, result.value
+    toolbox.executor.context.standby.settle()
+    ready = toolbox.limits.ready  # the next command's cgroup, made while the model thinks
+    assert ready is not None and ready.pids is not None and ready.pids.name not in ran_in
+    assert not (Path(PLAN.pids) / ran_in.pop()).exists()  # the command's own is removed when it ends
+    assert our_cgroups() <= {ready.pids.name} | toolbox.cgroups_before
 
 
 def test_the_status_names_the_limits_and_what_is_missing(toolbox):

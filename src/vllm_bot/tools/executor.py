@@ -22,7 +22,8 @@ from .edit import edit_tool, preview_edit
 from .errors import ToolError, describe_os_error
 from .paths import Confinement
 from .read import read_tool
-from .shell import exec_tool
+from .shell import exec_tool, popen
+from .standby import Standby
 from .validation import ArgumentError, normalize_arguments
 from .write import preview_write, write_tool
 
@@ -56,6 +57,8 @@ class ToolExecutor:
         base_env = dict(os.environ) if env is None else dict(env)
         self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
         self.context.limits = limits
+        if limits is not None and limits.plan is not None:
+            self.context.standby = Standby(limits, partial(popen, self.context))
         self.definitions: list[dict[str, Any]] = list(
             TOOL_DEFINITIONS if definitions is None else definitions
         )
@@ -90,6 +93,11 @@ class ToolExecutor:
         self.handlers.pop(name, None)
         self._extras.pop(name, None)
         self.definitions[:] = [d for d in self.definitions if d["function"]["name"] != name]
+
+    def close(self) -> None:
+        """Stop what runs ahead of the next command (the standby launcher)."""
+        if self.context.standby is not None:
+            self.context.standby.close()
 
     def available(self) -> list[str]:
         return [n for n in tool_names(self.definitions) if n in self.handlers]

@@ -22,7 +22,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -98,6 +98,8 @@ def exec_tool(
     notes += _limit_notes(ctx, run)
     if ctx.after_command is not None:
         notes += ctx.after_command()
+    if ctx.standby is not None:
+        ctx.standby.start(command_env(ctx))  # the next command's launcher, while the model thinks
     return _result(ctx, run, limit, notes, budgeted)
 
 
@@ -122,12 +124,13 @@ def _budget_limit(limit: float, deadline: float | None) -> tuple[float, bool]:
     return (left, True) if left < limit else (limit, False)
 
 
-def command_env(ctx: ToolContext, marker: str) -> dict[str, str]:
+def command_env(ctx: ToolContext) -> dict[str, str]:
+    """A command's environment, but for the run's marker (MARKER_VAR)."""
     env = dict(ctx.env)
     env.update(NONINTERACTIVE_ENV)
     env.update(git_discovery_env(ctx.workspace))  # never a planted repository (see gitenv)
     env.update(ctx.config.exec_env)
-    env[MARKER_VAR] = marker
+    env.pop(MARKER_VAR, None)
     return env
 
 
@@ -184,22 +187,37 @@ def _limit_notes(ctx: ToolContext, run: Run) -> list[str]:
 
 
 def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:
+    if ctx.standby is not None:
+        ctx.standby.settle()  # its cgroup is ready before _command_argv picks the command's
     argv = _command_argv(ctx, command)
+    env = command_env(ctx)
+    if ctx.standby is not None:
+        proc = ctx.standby.take(argv, env, [f"{MARKER_VAR}={marker}"])
+        if proc is not None:
+            return proc
     try:
-        return subprocess.Popen(
-            argv,
-            cwd=ctx.workspace,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=command_env(ctx, marker),
-            start_new_session=True,
-            close_fds=True,
-        )
+        return popen(ctx, argv, {**env, MARKER_VAR: marker})
     except (OSError, ValueError) as e:
         raise ToolError(
             f"could not start the command: {e}. Check the command for NUL bytes or a missing program."
         ) from None
+
+
+def popen(
+    ctx: ToolContext, argv: list[str], env: Mapping[str, str], standby: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start a command's process: in the workspace, its own session, output and errors through one
+    pipe; stdin empty, or a pipe for a standby launcher's arguments (it reopens /dev/null)."""
+    return subprocess.Popen(
+        argv,
+        cwd=ctx.workspace,
+        stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+    )
 
 
 def _wait(proc: subprocess.Popen[bytes], pump: _Pump, deadline: float, cancel: threading.Event | None) -> str:

@@ -23,6 +23,7 @@ class Toolbox:
         return bool(self.sandbox.active)
 
     def close(self) -> None:
+        self.executor.close()
         self.sandbox.close()
         if self.limits is not None:
             self.limits.close()

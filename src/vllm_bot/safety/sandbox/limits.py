@@ -6,6 +6,12 @@ the command's cgroups, sets the rlimits and opens the seccomp program for bubble
     unsandboxed:  launcher(join, rlimits) -> bash -c COMMAND
     sandboxed:    launcher(join, seccomp on fd 9) -> bwrap ... -- launcher(rlimits) -> bash -c COMMAND
 
+Joining a cgroup is the slow step (the kernel's migration waits for an RCU grace period: 8-15 ms
+when no migration happened just before, so every command in a real session pays it). So the next
+command's cgroup is made, and its launcher started and joined, while the model thinks: that launcher
+(`standby_launcher`) waits for the rest of its arguments on stdin, NUL-separated: `NAME=VALUE` to
+export, `--`, then what follows the join's `--` in `launcher` (see tools/standby.py).
+
 Soft and hard limits are set alike (a command cannot raise them back), except CPU time, whose hard
 limit is a few seconds above the soft one so the process gets SIGXCPU (reportable) before SIGKILL.
 RLIMIT_NPROC is set only inside a sandbox run by an ordinary user: it never binds uid 0, and outside
@@ -26,11 +32,18 @@ from vllm_bot.safety.sandbox.hits import explain
 MB = 1 << 20
 CPU_GRACE = 5  # seconds between SIGXCPU and SIGKILL
 SECCOMP_FD = 9
-LAUNCHER = r"""bpf=$1; shift
-while [ "$1" != -- ]; do
+STANDBY = "--standby"
+LAUNCHER = r"""while [ "$1" != -- ]; do
   printf '%s\n' "$$" > "$1" || { echo "vllm-bot: cannot join the cgroup $1" >&2; exit 125; }; shift
 done
 shift
+if [ "$1" = --standby ]; then
+  mapfile -d '' -t args; exec </dev/null; set -- "${args[@]}"
+  [ $# -gt 0 ] || exit 0
+  while [ "$1" != -- ]; do export "$1"; shift; done
+  shift
+fi
+bpf=$1; shift
 while [ "$1" != -- ]; do
   ulimit "$1" "$2" || { echo "vllm-bot: cannot set the limit ulimit $1 $2" >&2; exit 125; }; shift 2
 done
@@ -123,7 +136,17 @@ def launcher(
 ) -> list[str]:
     """argv that joins the cgroup.procs files `join`, sets `ulimits` and opens `seccomp` on fd 9,
     then execs `argv`."""
-    return ["bash", "-c", LAUNCHER, "vllm-bot-launch", seccomp or "", *join, "--", *ulimits, "--", *argv]
+    return [*launcher_head(join), seccomp or "", *ulimits, "--", *argv]
+
+
+def launcher_head(join: Sequence[str]) -> list[str]:
+    """The part of a launcher's argv up to its cgroups: what a standby launcher was started with."""
+    return ["bash", "-c", LAUNCHER, "vllm-bot-launch", *join, "--"]
+
+
+def standby_launcher(join: Sequence[str]) -> list[str]:
+    """argv of a launcher that joins `join` now and reads the rest of its argv from stdin."""
+    return [*launcher_head(join), STANDBY]
 
 
 @dataclass(frozen=True)
@@ -143,6 +166,7 @@ class CommandLimits:
         self.sandboxed = sandboxed
         self.git_writable = config.git_writable
         self.current: cgroup.CommandCgroup | None = None
+        self.ready: cgroup.CommandCgroup | None = None  # made ahead for the next command (prepare)
         self.pending: list[cgroup.CommandCgroup] = []  # cgroups not removed yet (retried later)
 
     @property
@@ -155,11 +179,22 @@ class CommandLimits:
         if self.current is not None:  # the last command never finished (it could not start)
             self.pending.append(self.current)
             self.current = None
-        if self.plan is not None:
-            self.current = cgroup.create(self.plan, self.limits.processes, self.limits.memory)
+        self.current, self.ready = self.ready or self._create(), None
         join = self.current.procs_files if self.current else []
         nproc = self.sandboxed and os.geteuid() != 0
         return Launch(join, ulimit_args(self.limits, processes=nproc))
+
+    def prepare(self) -> list[str]:
+        """Make the next command's cgroup ahead of it; the cgroup.procs files to join (none: no
+        cgroup can be made here)."""
+        if self.ready is None:
+            self.ready = self._create()
+        return self.ready.procs_files if self.ready else []
+
+    def _create(self) -> cgroup.CommandCgroup | None:
+        if self.plan is None:
+            return None
+        return cgroup.create(self.plan, self.limits.processes, self.limits.memory)
 
     def wrap(self, argv: list[str]) -> list[str]:
         """An unsandboxed command under the limits."""
@@ -178,4 +213,7 @@ class CommandLimits:
         return explain(self.limits, returncode, output, counts, git_writable=self.git_writable)
 
     def close(self) -> None:
+        if self.ready is not None:
+            self.pending.append(self.ready)
+            self.ready = None
         self.pending = [made for made in self.pending if not cgroup.remove(made)]

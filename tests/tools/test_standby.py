@@ -1,0 +1,127 @@
+"""The next exec command's launcher, started ahead (tools/standby.py): the command that uses it runs
+exactly as a fresh start would (output, exit code, cwd, stdin, environment, marker, cgroup), anything
+that does not fit starts fresh, and nothing of it outlives the session. Real processes and cgroups,
+in bubblewrap and unsandboxed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+from sandbox_helpers import STATUS, visible_base
+
+from vllm_bot.config import Config, SandboxConfig
+from vllm_bot.safety.sandbox import cgroup
+from vllm_bot.safety.sandbox.limits import standby_launcher
+from vllm_bot.tools.reaper import MARKER_VAR
+from vllm_bot.tools.toolbox import build_toolbox
+
+PLAN = cgroup.plan()
+pytestmark = pytest.mark.skipif(
+    PLAN.pids is None and PLAN.memory is None, reason=f"no cgroup can be made here: {PLAN.problem}"
+)
+
+
+@pytest.fixture(params=["bwrap", "off"])
+def box(request):
+    if request.param == "bwrap" and not STATUS.active:
+        pytest.skip(f"bubblewrap cannot run here: {STATUS.warning}")
+    base = visible_base()
+    (base / "ws").mkdir()
+    toolbox = build_toolbox(Config(sandbox=SandboxConfig(mode=request.param)), base / "ws", base / "state")
+    yield toolbox
+    toolbox.close()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def run(box, command: str) -> str:
+    result = box.executor.execute("exec", {"command": command})
+    return result.value
+
+
+def waiting(box) -> int:
+    """The pid of the launcher waiting for the next command (after one command has run)."""
+    standby = box.executor.context.standby
+    standby.settle()
+    assert standby.pid is not None
+    return standby.pid
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_next_command_runs_in_the_launcher_started_ahead(box):
+    run(box, "true")
+    pid = waiting(box)
+    out = run(box, f'echo "pid=$$ cwd=$PWD"; echo "marker=${MARKER_VAR}"; readlink /proc/self/fd/0; exit 3')
+    ws = box.sandbox.workspace
+    assert "Exit code 3" in out
+    if box.sandboxed:
+        assert f"cwd={ws}" in out  # bwrap's PID namespace gives the shell another pid inside
+    else:
+        assert f"pid={pid} cwd={ws}" in out
+    marker = out.split("marker=")[1].split()[0]
+    assert len(marker) == 16 and "/dev/null" in out
+    assert not alive(pid)  # it was the command's shell, and it ended with it
+
+
+def test_arguments_cross_the_pipe_unchanged(box):
+    run(box, "true")
+    waiting(box)
+    out = run(box, "printf '[%s]' \"a b\" 'c\"d' $'e\\nf' 'ü' '' \"$((6 * 7))\"")
+    assert '[a b][c"d][e\nf][ü][][42]' in out
+
+
+def test_a_changed_environment_starts_fresh_and_the_standby_is_killed(box):
+    run(box, "true")
+    pid = waiting(box)
+    box.executor.context.env = {**box.executor.context.env, "ADDED_LATER": "yes"}
+    out = run(box, 'echo "added=$ADDED_LATER pid=$$"')
+    assert "added=yes" in out and f"pid={pid} " not in out + " "
+    assert not alive(pid)
+
+
+def test_a_command_with_a_nul_byte_is_refused_and_the_next_one_runs(box):
+    run(box, "true")
+    pid = waiting(box)
+    refused = box.executor.execute("exec", {"command": "echo a\0b"})
+    assert refused.kind == "error" and "NUL" in refused.value
+    assert not alive(pid)
+    assert "after" in run(box, "echo after")
+
+
+def test_closing_kills_the_standby_and_removes_every_cgroup(box):
+    run(box, "true")
+    pid = waiting(box)
+    box.close()
+    assert not alive(pid)
+    left = [
+        p for parent in (PLAN.pids, PLAN.memory) if parent for p in parent.glob(f"vllm-bot-{os.getpid()}-*")
+    ]
+    assert not left
+
+
+def test_a_standby_whose_agent_went_away_exits_without_running_anything(tmp_path):
+    """The agent died: the launcher's stdin reaches its end with no arguments."""
+    proc = subprocess.Popen(standby_launcher([]), stdin=subprocess.PIPE, cwd=tmp_path)
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_dead_standby_is_replaced_by_a_fresh_start(box):
+    run(box, "true")
+    pid = waiting(box)
+    os.kill(pid, 9)
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert "still works" in run(box, "echo still works")
