@@ -7,8 +7,9 @@ systemd unit with `Delegate=yes` or a container's own cgroup namespace gives it)
 (hybrid) host, under the agent's cgroup in the `pids` hierarchy. Memory on v1 is not used: the v1
 memory cgroup is usually the one a supervisor (container runtime, CI runner) limits us with, and we
 do not touch it. Nothing here changes a host setting: no controller is enabled, only child cgroups
-named `vllm-bot-<pid>-<n>` are made, and each is removed when its command ends (leftovers of a
-crashed session are removed at the next start).
+named `vllm-bot-<pid>-<n>` are made, and each is removed when its command ends (the next command's
+is made ahead, while the model thinks, and removed at the end of the session if unused; leftovers of
+a crashed session are removed at the next start).
 """
 
 from __future__ import annotations
