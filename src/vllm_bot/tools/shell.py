@@ -179,11 +179,12 @@ def _command_argv(ctx: ToolContext, command: str) -> list[str]:
 
 def _limit_notes(ctx: ToolContext, run: Run) -> list[str]:
     """What the model should know about the resource limits the command ran into (and its cgroup
-    is removed)."""
+    is removed, now or by the standby's thread)."""
     if ctx.limits is None:
         return []
     seen = bytes(run.capture.head[-LIMIT_SCAN:]) + b"\n" + bytes(run.capture.tail[-LIMIT_SCAN:])
-    return ctx.limits.finish(run.returncode, seen.decode("utf-8", "replace"))
+    later = ctx.standby is not None  # its thread removes the cgroup while the model thinks
+    return ctx.limits.finish(run.returncode, seen.decode("utf-8", "replace"), later=later)
 
 
 def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:

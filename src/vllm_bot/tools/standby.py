@@ -2,9 +2,10 @@
 
 Moving a new process into a cgroup waits for an RCU grace period in the kernel, 8-15 ms whenever
 no migration happened just before; in a real session commands are seconds apart, so every command
-paid it. So after a command ends, a thread makes the next command's cgroup (CommandLimits.prepare)
-and starts its launcher (limits.standby_launcher), which joins the cgroup and then waits on stdin.
-When the next command comes, `take` sends it the rest of the argv that the command would have been
+paid it. So after a command ends, a thread removes its cgroup (which can wait for its last
+processes to leave), makes the next command's cgroup (CommandLimits.prepare) and starts its
+launcher (limits.standby_launcher), which joins the cgroup and then waits on stdin. When the next
+command comes, `take` sends it the rest of the argv that the command would have been
 started with and hands that process over as the command's shell: the same cwd, environment (the
 run's marker is exported by the launcher), session, pipes and limits as a fresh start.
 
@@ -56,6 +57,7 @@ class Standby:
         self._thread.start()
 
     def _start(self, env: dict[str, str]) -> None:
+        self.limits.sweep()  # the last command's cgroup, left by finish(later=True)
         join = self.limits.prepare()
         if not join:
             return  # no cgroup to join: nothing slow to do ahead

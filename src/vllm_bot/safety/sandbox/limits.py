@@ -201,19 +201,25 @@ class CommandLimits:
         launch = self.begin()
         return launcher(argv, join=launch.join, ulimits=launch.ulimits)
 
-    def finish(self, returncode: int | None, output: str) -> list[str]:
+    def finish(self, returncode: int | None, output: str, *, later: bool = False) -> list[str]:
         """After the command (its processes already killed): notes for the model about the limits
-        it hit; removes its cgroup."""
+        it hit; removes its cgroup, or with `later` leaves that to `sweep` (removing one can wait
+        for its last processes to leave it: 20 ms steps)."""
         counts = {"pids": 0, "oom_kill": 0}
         if self.current is not None:
             counts = cgroup.events(self.current)
             self.pending.append(self.current)
             self.current = None
-        self.pending = [made for made in self.pending if not cgroup.remove(made)]
+        if not later:
+            self.sweep()
         return explain(self.limits, returncode, output, counts, git_writable=self.git_writable)
+
+    def sweep(self) -> None:
+        """Remove the cgroups of finished commands (killing what is left in them)."""
+        self.pending = [made for made in self.pending if not cgroup.remove(made)]
 
     def close(self) -> None:
         if self.ready is not None:
             self.pending.append(self.ready)
             self.ready = None
-        self.pending = [made for made in self.pending if not cgroup.remove(made)]
+        self.sweep()
