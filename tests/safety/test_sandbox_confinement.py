@@ -98,20 +98,6 @@ ESCAPES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def layout():
-    layout = make_layout()
-    yield layout
-    remove_layout(layout)
-
-
-@pytest.fixture(scope="module")
-def sandbox(layout: Layout):
-    with Sandbox(layout.ws, SandboxConfig(), STATUS, home=layout.home) as sandbox:
-        sandbox.mount_args()  # creates .vllm-bot and the mount points before the first "before" snapshot
-        yield sandbox
-
-
 def test_at_least_forty_escapes():
     assert len(ESCAPES) >= 40
 

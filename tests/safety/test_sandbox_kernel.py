@@ -16,9 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import STATUS, Layout, child_env, make_layout, needs_bwrap, remove_layout, run
+from sandbox_helpers import STATUS, Layout, child_env, needs_bwrap, run
 
-from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import Sandbox
 from vllm_bot.safety.sandbox.seccomp import ARCHES, DENIED, deny_program, machine
 
@@ -53,20 +52,6 @@ KERNEL_FILES = [
     "/sys/fs/cgroup/unified/cgroup.subtree_control", "/sys/fs/cgroup/cgroup.subtree_control",
     "/sys/module/printk/parameters/time", "/sys/kernel/security/lsm",
 ]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def layout():
-    layout = make_layout()
-    yield layout
-    remove_layout(layout)
-
-
-@pytest.fixture(scope="module")
-def sandbox(layout: Layout):
-    with Sandbox(layout.ws, SandboxConfig(), STATUS, home=layout.home) as sandbox:
-        sandbox.mount_args()  # creates .vllm-bot and the mount points before any "before" snapshot
-        yield sandbox
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from sandbox_helpers import Layout, Listener, child_env, make_layout, needs_bwrap, remove_layout, run
+from sandbox_helpers import Layout, Listener, child_env, needs_bwrap, run
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import Sandbox, probe
@@ -34,13 +34,6 @@ TECHNIQUES = [
     ("git clone -q http://127.0.0.1:{port}/repo.git cloned", True),
     ("git ls-remote http://127.0.0.1:{port}/repo.git", True),
 ]
-
-
-@pytest.fixture(scope="module")
-def layout():
-    layout = make_layout()
-    yield layout
-    remove_layout(layout)
 
 
 @pytest.fixture
