@@ -264,9 +264,19 @@ class McpManager:
         deadline = time.monotonic() + self.config.startup_timeout + RESTART_DELAY
         while state.tools and time.monotonic() < deadline and not (cancel is not None and cancel.is_set()):
             with self._lock:
-                if not (state.status == "starting" or (state.broken and state.status == "connected")):
+                broken = state.broken and state.status == "connected"
+                if not (broken or self._restart_coming(state)):
                     return
             time.sleep(POLL)
+
+    def _restart_coming(self, state: ServerState) -> bool:
+        """Whether the server is being restarted, or just stopped and its supervisor is about to
+        restart it (it has marked it crashed and not yet decided: once per window, it will)."""
+        if state.status == "starting":
+            return True
+        future = self._futures.get(state.name)
+        deciding = state.status == "crashed" and future is not None and not future.done()
+        return deciding and self.supervisor.may_restart(state)
 
     def _timeout(self, state: ServerState) -> float:
         return state.config.timeout or self.config.timeout
@@ -274,8 +284,8 @@ class McpManager:
     def _failed(self, state: ServerState, tool: McpTool | None, exc: BaseException) -> str:
         """The message for a failed request; a lost connection is handed to the supervisor."""
         with self._lock:  # the supervisor may have noticed first and be restarting it already
-            status = state.status
-        coming = status == "starting" or (status == "connected" and self.supervisor.may_restart(state))
+            connected = state.status == "connected"
+            coming = self._restart_coming(state) or (connected and self.supervisor.may_restart(state))
         message, lost = call_failure(state, tool, exc, coming)
         if lost is not None and self._loop is not None:
             with self._lock:

@@ -102,11 +102,11 @@ class Supervisor:
             state.settled.set()
 
     def _restarting(self, state: ServerState) -> None:
-        state.last_auto_restart = time.monotonic()
-        self.notice("warning", f"MCP server {state.name} stopped ({state.error}); restarting it")
-        with self.lock:
+        with self.lock:  # together: a session thread never sees the restart counted but not begun
+            state.last_auto_restart = time.monotonic()
             state.status = "starting"
             state.settled.clear()
+        self.notice("warning", f"MCP server {state.name} stopped ({state.error}); restarting it")
 
     async def _run_once(self, state: ServerState, fresh: bool) -> None:
         """One connection, from start-up until it is stopped or lost; sets the status it ends in."""
