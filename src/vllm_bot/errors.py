@@ -38,3 +38,17 @@ def unreachable_message(base_url: str, detail: str = "") -> str:
         "`vllm serve MODEL --enable-auto-tool-choice --tool-call-parser PARSER`, "
         "or point vLLM Bot at it with --base-url / VLLM_BASE_URL."
     )
+
+
+def untrusted_message(base_url: str, error: str) -> str | None:
+    """The message for a connection refused because the server's TLS certificate is not trusted
+    (`error`: the connection error's text); None for any other error."""
+    marker = "certificate verify failed"
+    if marker not in error.lower():
+        return None
+    why = error.lower().split(marker, 1)[1].split("(_ssl", 1)[0].strip(" :")
+    return (
+        f"The vLLM server at {base_url} presented a TLS certificate this machine does not trust"
+        f"{f' ({why})' if why else ''}. If the certificate is yours, point SSL_CERT_FILE at it or at "
+        "the CA that signed it; on a network you trust, use http:// instead."
+    )

@@ -12,7 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ModelServerError, ServerUnreachable, unreachable_message
+from ..errors import ModelServerError, ServerUnreachable, unreachable_message, untrusted_message
 from .tokens import server_root
 
 
@@ -77,7 +77,9 @@ def model_cards(answer: Any, base_url: str, answered_before: bool) -> list[dict[
         if answered_before:
             raise TransientServerError(f"Lost the connection to the server at {base_url}.")
         detail = "timed out" if "timed out" in answer.error else "connection failed"
-        raise ServerUnreachable(unreachable_message(base_url, detail))
+        raise ServerUnreachable(
+            untrusted_message(base_url, answer.error) or unreachable_message(base_url, detail)
+        )
     if answer.status == 401:
         raise ModelServerError(
             f"The server at {base_url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "

@@ -41,6 +41,7 @@ class Sdk:
     APIConnectionError: Any
     APITimeoutError: Any
     partial: bool  # True: loaded without the package `__init__`s
+    HttpClient: Any = None  # the HTTP client class the SDK makes by default (its defaults, closed on GC)
 
     @property
     def ChunkStream(self) -> Any:
@@ -65,7 +66,9 @@ def warm() -> None:
     """Load the SDK and build one client ahead: making a client is when its HTTP transport imports
     its connection machinery (httpcore2, h11) and builds a TLS context (~0.1 s on 2 cores)."""
     chat = load()
-    spare = chat.OpenAI(base_url="http://127.0.0.1/v1", api_key="EMPTY", max_retries=0)
+    spare = chat.OpenAI(
+        **_with_http_client(chat, base_url="http://127.0.0.1/v1", api_key="EMPTY", max_retries=0)
+    )
     with _lock:
         _spare.append(spare)
 
@@ -77,7 +80,20 @@ def client(**options: Any) -> Any:
         spare = _spare.pop() if _spare else None
     if spare is not None:
         return spare.copy(**options)
-    return load().OpenAI(**options)
+    chat = load()
+    return chat.OpenAI(**_with_http_client(chat, **options))
+
+
+def _with_http_client(chat: Sdk, **options: Any) -> dict[str, Any]:
+    """`options` with the SDK's own kind of HTTP client, but one whose TLS context loads the trusted
+    certificates at the first https connection, not now (tls.py); unchanged where that cannot be."""
+    from .tls import lazy_context  # ssl: imported with the client, not with this module
+
+    context = lazy_context()
+    if "http_client" in options or chat.HttpClient is None or context is None:
+        return options
+    where = {"base_url": options["base_url"]} if options.get("base_url") else {}
+    return {**options, "http_client": chat.HttpClient(verify=context, **where)}
 
 
 def _load() -> Sdk:
@@ -106,6 +122,7 @@ def _partial() -> Sdk:
         errors = importlib.import_module("openai._exceptions")
         completion = importlib.import_module("openai.types.chat.chat_completion")
         chunk = importlib.import_module("openai.types.chat.chat_completion_chunk")
+        base = importlib.import_module("openai._base_client")
     finally:
         for name, module in stand_ins.items():
             if sys.modules.get(name) is module:
@@ -121,6 +138,7 @@ def _partial() -> Sdk:
         errors.APIConnectionError,
         errors.APITimeoutError,
         partial=True,
+        HttpClient=_http_client_class(base),
     )
 
 
@@ -139,7 +157,13 @@ def _full() -> Sdk:
         openai.APIConnectionError,
         openai.APITimeoutError,
         partial=False,
+        HttpClient=_http_client_class(sys.modules.get("openai._base_client")),
     )
+
+
+def _http_client_class(base: ModuleType | None) -> Any:
+    """The class the SDK makes its HTTP client of (None: unknown in this SDK version)."""
+    return getattr(base, "SyncHttpxClientWrapper", None) or getattr(base, "DefaultHttpxClient", None)
 
 
 @functools.cache

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import ModelServerError, ServerUnreachable, unreachable_message
+from ..errors import ModelServerError, ServerUnreachable, unreachable_message, untrusted_message
 from .retry import TransientServerError
 from .watchdog import StreamStalled
 
@@ -53,7 +53,8 @@ def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
         _record(client, e)
         if not client.answered:
             detail = "timed out" if isinstance(e, openai.APITimeoutError) else "connection failed"
-            raise ServerUnreachable(unreachable_message(url, detail)) from None
+            untrusted = untrusted_message(url, repr(e.__cause__ or e.__context__))
+            raise ServerUnreachable(untrusted or unreachable_message(url, detail)) from None
         raise TransientServerError(f"Lost the connection to the server at {url}.") from None
     except openai.APIError as e:  # an error object inside a 200 stream
         _record(client, e)

@@ -13,7 +13,8 @@ generation.py. Other server traits, each reproducing something `doctor` diagnose
 (stream_options ignored), `prompt_tokens_details` (--enable-prompt-tokens-details: cached_tokens from
 a prefix cache with 16-token blocks), `metrics` (gauges served on /metrics, with vLLM's token and
 prefix-cache counters), `tokenize=False`, `version=None`, `health_status`, `turn_latency` (seconds
-before each chat answer, like prefill). Many sessions at once (a batch): `conversations` maps a key
+before each chat answer, like prefill), `tls` (a server-side ssl.SSLContext: https, as behind a
+TLS-terminating proxy). Many sessions at once (a batch): `conversations` maps a key
 found in the task text to that session's own script (conversations.py); others use `script`.
 `reasoning_field` "reasoning_content" / "both" imitate releases before 0.16; 0.16 and later send
 `reasoning` only.
@@ -26,6 +27,7 @@ A request beyond the script, or one whose history breaks the tool-call/result pa
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -82,10 +84,12 @@ class FakeVLLM:
         port: int = 0,  # 0: any free port (a test that brings a server back later names its port)
         conversations: dict[str, list[Reply]] | None = None,
         turn_latency: float = 0.0,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.script = list(script or [])
         self.conversations = Conversations(conversations or {})
         self.turn_latency = turn_latency
+        self.tls = tls
         self.counters = dict.fromkeys(COUNTERS, 0.0)  # served on /metrics when `metrics` is set
         self.mode = mode
         self.leak_format = leak_format  # how calls leak into content when tools were sent (mode "leak")
@@ -124,6 +128,10 @@ class FakeVLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._httpd = _QuietServer(("127.0.0.1", self.port), handler)
         self._httpd.daemon_threads = True
+        if self.tls is not None:  # handshakes in the handler's thread, so a failed one stops nothing
+            self._httpd.socket = self.tls.wrap_socket(
+                self._httpd.socket, server_side=True, do_handshake_on_connect=False
+            )
         threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
@@ -143,7 +151,8 @@ class FakeVLLM:
     @property
     def url(self) -> str:
         assert self._httpd is not None, "server not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._httpd.server_address[1]}"
 
     @property
     def base_url(self) -> str:
@@ -243,14 +252,15 @@ class FakeVLLM:
 
 
 class _QuietServer(ThreadingHTTPServer):
-    """Clients that hang up (a cut test, a stopped agent) are normal here, not errors to print."""
+    """Clients that hang up (a cut test, a stopped agent, a refused TLS handshake) are normal here,
+    not errors to print."""
 
     request_queue_size = 256  # a batch of many agents connects at once (socketserver's default is 5)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
 
-        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError, ssl.SSLError)):
             super().handle_error(request, client_address)
 
 
