@@ -16,11 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from vllm_bot.errors import untrusted_message
+from vllm_bot.config import VllmConfig
+from vllm_bot.conversation import Conversation
+from vllm_bot.errors import ServerUnreachable, untrusted_message
 from vllm_bot.model import sdk
+from vllm_bot.model.client import ModelClient
 from vllm_bot.model.tls import LazyTLSContext, lazy_context, trust_store
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Reply
+from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
@@ -97,11 +101,12 @@ def test_an_untrusted_certificate_is_refused(certificate, monkeypatch):
 
 def test_with_no_trust_store_at_all_nothing_is_trusted(certificate, monkeypatch, tmp_path):
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
-    assert trust_store() == (str(tmp_path / "missing.pem"), None)
+    assert trust_store() == (None, None)  # trusts nothing, like OpenSSL's own lookup
     with https_server(certificate, [Reply(content="never")]) as server:
         client, _ = new_client(server.base_url)
-        with pytest.raises(sdk.load().APIConnectionError):
+        with pytest.raises(sdk.load().APIConnectionError) as caught:
             chat(client, server.model)
+    assert "CERTIFICATE_VERIFY_FAILED" in repr(caught.value.__cause__) + repr(caught.value.__context__)
     assert server.requests == []
 
 
@@ -138,3 +143,17 @@ def test_the_refusal_names_the_reason_and_the_fix():
         and "https://gpu-box:8000/v1" in message
     )
     assert untrusted_message("https://gpu-box:8000/v1", "[Errno 111] Connection refused") is None
+
+
+def test_the_model_client_refuses_an_untrusted_certificate_with_the_fix(certificate, monkeypatch):
+    """The SDK's path (a chat request; the model is configured, so /v1/models is not asked first)."""
+    monkeypatch.setenv("SSL_CERT_FILE", "/nonexistent.pem")
+    with https_server(certificate, [Reply(content="never")]) as server:
+        config = VllmConfig(base_url=server.base_url, model=server.model, timeout=10)
+        client = ModelClient(config, system_prompt=lambda text_mode, definitions: "SYSTEM")
+        conversation = Conversation()
+        conversation.add_user("hi")
+        with pytest.raises(ServerUnreachable) as caught:
+            client.complete(conversation, TOOL_DEFINITIONS, lambda event: None)
+    assert "presented a TLS certificate this machine does not trust" in str(caught.value)
+    assert server.requests == []

@@ -53,7 +53,7 @@ def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
         _record(client, e)
         if not client.answered:
             detail = "timed out" if isinstance(e, openai.APITimeoutError) else "connection failed"
-            untrusted = untrusted_message(url, repr(e.__cause__ or e.__context__))
+            untrusted = untrusted_message(url, _chain_text(e))
             raise ServerUnreachable(untrusted or unreachable_message(url, detail)) from None
         raise TransientServerError(f"Lost the connection to the server at {url}.") from None
     except openai.APIError as e:  # an error object inside a 200 stream
@@ -101,3 +101,13 @@ def _status_message(e: Any) -> str:
 def _record(client: Any, e: Exception) -> None:
     if client.trace is not None:
         client.trace.record("error", {"type": type(e).__name__, "message": str(e)})
+
+
+def _chain_text(error: BaseException) -> str:
+    """The text of an error and of every error it was raised from (the SDK wraps the transport's)."""
+    parts: list[str] = []
+    seen: BaseException | None = error
+    while seen is not None and len(parts) < 10:
+        parts.append(f"{type(seen).__name__}: {seen}")
+        seen = seen.__cause__ or seen.__context__
+    return " <- ".join(parts)

@@ -69,10 +69,16 @@ class LazyTLSContext(ssl.SSLContext):
 
 def trust_store() -> tuple[str | None, str | None]:
     """(CA file, CA directory) to trust; (None, None) when there is none (no server is trusted)."""
-    if os.environ.get("SSL_CERT_FILE"):
-        return os.environ["SSL_CERT_FILE"], None
+    if os.environ.get("SSL_CERT_FILE"):  # one that does not exist trusts nothing, as OpenSSL does
+        return (
+            (os.environ["SSL_CERT_FILE"], None)
+            if os.path.isfile(os.environ["SSL_CERT_FILE"])
+            else (None, None)
+        )
     if os.environ.get("SSL_CERT_DIR"):
-        return None, os.environ["SSL_CERT_DIR"]
+        return (
+            (None, os.environ["SSL_CERT_DIR"]) if os.path.isdir(os.environ["SSL_CERT_DIR"]) else (None, None)
+        )
     paths = ssl.get_default_verify_paths()
     cafile = paths.openssl_cafile if paths.openssl_cafile and os.path.isfile(paths.openssl_cafile) else None
     capath = paths.openssl_capath if paths.openssl_capath and os.path.isdir(paths.openssl_capath) else None
