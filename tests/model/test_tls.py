@@ -88,26 +88,30 @@ def test_https_verifies_against_the_trusted_cas_loaded_at_the_first_handshake(ce
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
 
 
-def test_an_untrusted_certificate_is_refused(certificate, monkeypatch):
-    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+def refusal(certificate: tuple[Path, Path]) -> tuple[str, list]:
+    """What a chat request to the https server fails with (its causes' text), and what the server
+    received meanwhile."""
     with https_server(certificate, [Reply(content="never")]) as server:
         client, _ = new_client(server.base_url)
         with pytest.raises(sdk.load().APIConnectionError) as caught:
             chat(client, server.model)
-    assert "CERTIFICATE_VERIFY_FAILED" in repr(caught.value.__cause__) + repr(caught.value.__context__)
-    assert server.requests == []
+    return repr(caught.value.__cause__) + repr(caught.value.__context__), server.requests
+
+
+def test_an_untrusted_certificate_is_refused(certificate, monkeypatch):
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    refused, requests = refusal(certificate)
+    assert "CERTIFICATE_VERIFY_FAILED" in refused
+    assert requests == []
 
 
 def test_with_no_trust_store_at_all_nothing_is_trusted(certificate, monkeypatch, tmp_path):
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
     assert trust_store() == (None, None)  # trusts nothing, like OpenSSL's own lookup
-    with https_server(certificate, [Reply(content="never")]) as server:
-        client, _ = new_client(server.base_url)
-        with pytest.raises(sdk.load().APIConnectionError) as caught:
-            chat(client, server.model)
-    assert "CERTIFICATE_VERIFY_FAILED" in repr(caught.value.__cause__) + repr(caught.value.__context__)
-    assert server.requests == []
+    refused, requests = refusal(certificate)
+    assert "CERTIFICATE_VERIFY_FAILED" in refused
+    assert requests == []
 
 
 def run_cli(server: FakeVLLM, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -69,16 +69,11 @@ class LazyTLSContext(ssl.SSLContext):
 
 def trust_store() -> tuple[str | None, str | None]:
     """(CA file, CA directory) to trust; (None, None) when there is none (no server is trusted)."""
-    if os.environ.get("SSL_CERT_FILE"):  # one that does not exist trusts nothing, as OpenSSL does
-        return (
-            (os.environ["SSL_CERT_FILE"], None)
-            if os.path.isfile(os.environ["SSL_CERT_FILE"])
-            else (None, None)
-        )
-    if os.environ.get("SSL_CERT_DIR"):
-        return (
-            (None, os.environ["SSL_CERT_DIR"]) if os.path.isdir(os.environ["SSL_CERT_DIR"]) else (None, None)
-        )
+    named_file, named_dir = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+    if named_file:  # one that does not exist trusts nothing, as OpenSSL does
+        return (named_file if os.path.isfile(named_file) else None), None
+    if named_dir:
+        return None, (named_dir if os.path.isdir(named_dir) else None)
     paths = ssl.get_default_verify_paths()
     cafile = paths.openssl_cafile if paths.openssl_cafile and os.path.isfile(paths.openssl_cafile) else None
     capath = paths.openssl_capath if paths.openssl_capath and os.path.isdir(paths.openssl_capath) else None
