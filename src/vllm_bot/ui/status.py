@@ -39,7 +39,7 @@ def short_duration(seconds: float) -> str:
     """4.25 -> '4.2s', 75 -> '1m 15s', 3700 -> '1h 01m'."""
     if seconds < 60:
         return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
+    minutes, secs = divmod(round(seconds), 60)  # rounded, like the seconds below a minute
     if minutes < 60:
         return f"{minutes}m {secs:02d}s"
     return f"{minutes // 60}h {minutes % 60:02d}m"
