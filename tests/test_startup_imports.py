@@ -55,3 +55,17 @@ def test_building_a_session_imports_no_mcp_machinery_and_no_approval_prompt():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "heavy: []" in proc.stdout
+
+
+def test_the_modules_that_read_a_reply_load_after_the_first_request_left():
+    """The parsers and the stream reader are imported where a reply is read, after its request was
+    sent, so they load while the server starts on it; assembling a session does not import them."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r})\n"
+        "import vllm_bot.session, vllm_bot.ui.headless\n"
+        "later = ('vllm_bot.parsing', 'vllm_bot.model.streaming', 'vllm_bot.model.replies')\n"
+        "print('loaded:', [m for m in later if m in sys.modules])"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "loaded: []" in proc.stdout

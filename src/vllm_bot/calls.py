@@ -8,6 +8,13 @@ from typing import Any, Literal
 
 ResultKind = Literal["text", "data", "error"]
 
+# What the model is told about a call that max_tokens cut off (model/replies.py marks it, the loop
+# explains a run of them, agent/dispatch.py).
+TRUNCATED_CALL = (
+    "your reply was cut off by the max_tokens limit while writing this call, so it was not run. "
+    "Make smaller calls (for a big file: write a first part, then add the rest with edit)."
+)
+
 
 def new_call_id() -> str:
     """A fresh id for a call that arrived without one (text-mode calls, servers that omit ids)."""

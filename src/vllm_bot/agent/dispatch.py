@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..calls import ToolCall
+from ..calls import TRUNCATED_CALL, ToolCall
 from ..cliargs import program_name
-from ..model.replies import TRUNCATED_CALL
 from ..tools.definitions import find_definition, tool_names
 from ..tools.validation import ArgumentError, expected_shape, normalize_arguments
 

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..calls import AssistantTurn
+from ..calls import TRUNCATED_CALL, AssistantTurn
 from ..events import CallsDetected, Debug, Emit
 from ..parsing import extract_tool_calls, split_reasoning
 from .streaming import RawReply
 
-TRUNCATED_CALL = (
-    "your reply was cut off by the max_tokens limit while writing this call, so it was not run. "
-    "Make smaller calls (for a big file: write a first part, then add the rest with edit)."
-)
 CALL_IN_REASONING = (
     "this call was written inside your reasoning (a <think> block you had not closed), so it was not "
     "run. Finish your reasoning with </think>, then make the call."
