@@ -1,14 +1,15 @@
 """The agent's own time per turn, seen from the server: from the end of one streamed answer to the
 arrival of the next chat request (everything the agent does in between: parse, run the tool, save
 history, count tokens, build and send the request). Sessions of 5 / 20 / 80 / 200 `read` turns and
-of 20 `exec` turns (a command that exits at once; in the sandbox when bubblewrap works here, and
+of 20 `exec` turns (a command that exits at once; in the sandbox when bubblewrap works here, in a
+plain folder and in a git repository, where the whole sandbox can start ahead of the command; and
 with `sandbox.mode: off`), run through the real `cli.py -p` against the fake server in its own
 process with zero model latency; the lengths are interleaved and every figure is the median of the
 runs. The `exec` sessions run once more with the model taking THINK seconds before each answer, as
 a real one does: what the agent does while the model thinks (the next command's launcher joins its
-cgroup then, tools/standby.py) only shows there; the gaps never include the thinking. Also: launch
-to first chat request, whole-process wall, CPU and peak RSS, and how many `/tokenize` requests a
-session makes. With `--baseline DIR` (another checkout, e.g. an older
+cgroup then, and bubblewrap starts, tools/standby.py) only shows there; the gaps never include the
+thinking. Also: launch to first chat request, whole-process wall, CPU and peak RSS, and how many
+`/tokenize` requests a session makes. With `--baseline DIR` (another checkout, e.g. an older
 commit) its `cli.py` runs in turn with ours, against the same server, and each row gives both.
 
     python benchmarks/bench_turn_time.py [--quick] [--runs N] [--baseline DIR]
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +39,8 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
     (workspace / "notes").mkdir(parents=True)
     for i in range(7):
         (workspace / "notes" / f"n{i}.txt").write_text("".join(f"note {i} line {k}\n" for k in range(40)))
+    if "-repo" in scenario:  # a repository, as most users' workspaces are
+        subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     log = tmp / "requests.jsonl"
     think = THINK if scenario.endswith("-think") else 0.0
     with scripted_server(SERVE, scenario.split("-")[0], str(n), str(log), str(think)) as url:
@@ -64,8 +68,9 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
 
 
 THINK = 0.2  # seconds the "model" takes before each answer in the -think sessions
-CASES = [("turns", 5), ("turns", 20), ("execs", 20), ("execs-unsandboxed", 20)]
-CASES += [("execs-think", 20), ("execs-unsandboxed-think", 20), ("turns", 80), ("turns", 200)]
+CASES = [("turns", 5), ("turns", 20), ("execs", 20), ("execs-repo", 20), ("execs-unsandboxed", 20)]
+CASES += [("execs-think", 20), ("execs-repo-think", 20), ("execs-unsandboxed-think", 20)]
+CASES += [("turns", 80), ("turns", 200)]
 
 
 def run(quick: bool = False, runs: int = 5, baseline: Path | None = None) -> list[dict[str, Any]]:
@@ -95,9 +100,12 @@ def _rows(scenario: str, n: int, by: dict[str, list[dict[str, Any]]], runs: int)
     def med(key: str) -> dict[str, float]:
         return {who: median([s[key] for s in sessions]) for who, sessions in by.items()}
 
-    tool = {"turns": "`read`", "execs": "`exec`", "execs-unsandboxed": "unsandboxed `exec`"}[
-        scenario.removesuffix("-think")
-    ]
+    tool = {
+        "turns": "`read`",
+        "execs": "`exec`",
+        "execs-repo": "`exec` (in a repository)",
+        "execs-unsandboxed": "unsandboxed `exec`",
+    }[scenario.removesuffix("-think")]
     thinks = f", the model thinking {THINK:g} s" if scenario.endswith("-think") else ""
     gap, last, cpu = med("gap"), med("gap_last"), med("cpu")
     note = f"median gap of {n - 1}, median of {runs} runs; last 5 turns {last['ours']:.1f} ms"

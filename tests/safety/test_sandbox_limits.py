@@ -109,7 +109,7 @@ def test_exhaustion_ends_is_explained_and_the_agent_answers(toolbox, command: st
     assert quick < 15  # responsive: answered long before its timeout
     assert took < timeout + 15
     toolbox.executor.context.standby.settle()
-    ready = {Path(f).parent.name for f in toolbox.limits.prepare()}  # the next command's, made ahead
+    ready = {Path(f).parent.name for f in toolbox.limits.prepare().join}  # the next command's, made ahead
     left = our_cgroups()
     assert left <= ready | toolbox.cgroups_before, f"cgroups left behind: {left - ready}"
 

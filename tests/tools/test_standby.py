@@ -1,7 +1,8 @@
 """The next exec command's launcher, started ahead (tools/standby.py): the command that uses it runs
 exactly as a fresh start would (output, exit code, cwd, stdin, environment, marker, cgroup), anything
-that does not fit starts fresh, and nothing of it outlives the session. Real processes and cgroups,
-in bubblewrap and unsandboxed."""
+that does not fit starts fresh, and nothing of it outlives the session. Sandboxed in a repository,
+bubblewrap itself starts ahead, and is given up for a fresh start when a path it mounts changed.
+Real processes, cgroups and sandboxes, in bubblewrap and unsandboxed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import subprocess
 import time
 
 import pytest
-from sandbox_helpers import STATUS, visible_base
+from sandbox_helpers import GIT, STATUS, needs_bwrap, visible_base
 
 from vllm_bot.config import Config, SandboxConfig
 from vllm_bot.safety.sandbox import cgroup
@@ -125,3 +126,83 @@ def test_a_dead_standby_is_replaced_by_a_fresh_start(box):
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert "still works" in run(box, "echo still works")
+
+
+@pytest.fixture
+def repo_box():
+    """Sandboxed in a repository: nothing needs a mount point made, so the sandbox starts ahead."""
+    base = visible_base()
+    (base / "ws").mkdir()
+    subprocess.run([*GIT, "init", "-q", str(base / "ws")], check=True)
+    (base / "secret.txt").write_text("first secret\n")
+    (base / "secrets").mkdir()
+    hidden = [str(base / "secret.txt"), str(base / "later.txt")]
+    config = Config(sandbox=SandboxConfig(mode="bwrap", hidden_paths=hidden))
+    toolbox = build_toolbox(config, base / "ws", base / "state")
+    yield toolbox, base
+    toolbox.close()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def started_sandbox(box) -> int:
+    """The pid of the sandbox waiting for the next command, once its launcher has become bwrap."""
+    pid = waiting(box)
+    deadline = time.monotonic() + 5
+    while os.path.basename(os.readlink(f"/proc/{pid}/exe")) != "bwrap" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return pid
+
+
+@needs_bwrap
+def test_in_a_repository_the_sandbox_itself_waits_ahead_and_runs_the_command(repo_box):
+    box, _ = repo_box
+    run(box, "true")
+    pid = started_sandbox(box)
+    time.sleep(0.2)  # its thread is still there: bwrap --die-with-parent did not take it away
+    assert alive(pid) and os.readlink(f"/proc/{pid}/exe").endswith("bwrap")
+    out = run(box, 'echo "pid=$$ cwd=$PWD"; touch /etc/standby-probe; touch .git/hooks/x; exit 4')
+    assert "Exit code 4" in out and f"cwd={box.sandbox.workspace}" in out
+    assert "pid=2 " in out  # bubblewrap's PID namespace: its init is 1, the shell the next
+    assert out.count("Read-only file system") == 2
+    assert not alive(pid)
+
+
+@needs_bwrap
+def test_a_hidden_file_renamed_over_while_the_sandbox_waited_stays_hidden(repo_box):
+    """A mount holds the file it was made on: a fresh start hides the new file at that path."""
+    box, base = repo_box
+    assert "first secret" not in run(box, f"cat {base}/secret.txt")
+    started_sandbox(box)
+    (base / "new.txt").write_text("second secret\n")
+    os.rename(base / "new.txt", base / "secret.txt")
+    out = run(box, f"cat {base}/secret.txt; echo done")
+    assert "done" in out and "second secret" not in out
+
+
+@needs_bwrap
+def test_a_hidden_file_made_while_the_sandbox_waited_is_hidden(repo_box):
+    box, base = repo_box
+    run(box, "true")
+    started_sandbox(box)
+    (base / "later.txt").write_text("made later\n")
+    out = run(box, f"cat {base}/later.txt; echo done")
+    assert "done" in out and "made later" not in out
+
+
+@needs_bwrap
+def test_without_a_repository_no_mount_point_waits_in_the_workspace():
+    """The empty `.git` that keeps a repository from being made exists only while a command runs."""
+    base = visible_base()
+    (base / "ws").mkdir()
+    toolbox = build_toolbox(Config(sandbox=SandboxConfig(mode="bwrap")), base / "ws", base / "state")
+    try:
+        assert "Read-only" in run(toolbox, "mkdir .git/x")
+        pid = waiting(toolbox)
+        time.sleep(0.2)
+        assert not (base / "ws" / ".git").exists()
+        assert os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "bash"  # the launcher alone
+        assert "Read-only" in run(toolbox, "mkdir .git/x")
+        assert not (base / "ws" / ".git").exists()
+    finally:
+        toolbox.close()
+        shutil.rmtree(base, ignore_errors=True)

@@ -4,40 +4,52 @@ Moving a new process into a cgroup waits for an RCU grace period in the kernel, 
 no migration happened just before; in a real session commands are seconds apart, so every command
 paid it. So after a command ends, a thread removes its cgroup (which can wait for its last
 processes to leave), makes the next command's cgroup (CommandLimits.prepare) and starts its
-launcher (limits.standby_launcher), which joins the cgroup and then waits on stdin. When the next
+launcher (limits.standby_launcher), which joins the cgroup and then waits on stdin. Sandboxed, it
+starts the whole sandbox ahead where it can (Sandbox.wrap_ahead): bubblewrap's own start, its
+namespaces and mounts, is most of what is left of a command that exits at once. When the next
 command comes, `take` sends it the rest of the argv that the command would have been
 started with and hands that process over as the command's shell: the same cwd, environment (the
-run's marker is exported by the launcher), session, pipes and limits as a fresh start.
+run's marker is exported by the launcher), session, pipes, limits and sandbox as a fresh start.
 
-Anything that does not match (the environment changed, the sandbox was switched, the launcher died)
-kills the standby and the command starts fresh; at most one standby exists, and `close` kills it.
+Anything that does not match (the environment changed, the sandbox's mounts or a file it mounts
+changed, the sandbox was switched, the launcher died) kills the standby and the command starts
+fresh; at most one standby exists, and `close` kills it. One thread starts every standby of a
+session and lives until `close`: bubblewrap's --die-with-parent holds the thread that started it
+as its parent, and a thread that ended would take the sandbox with it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from ..safety.sandbox.limits import CommandLimits, launcher_head, standby_launcher
+from ..safety.sandbox.limits import Ahead, CommandLimits, Launch, standby_launcher
 
 __all__ = ["Standby"]
 
 Spawn = Callable[[list[str], Mapping[str, str], bool], subprocess.Popen[bytes]]
+Confine = Callable[[Launch], Ahead | None]
 
 
 class Standby:
-    """At most one launcher waiting for the next command; `spawn(argv, env, standby)` starts one."""
+    """At most one launcher waiting for the next command; `spawn(argv, env, standby)` starts one,
+    `confine(launch)` (when given) the sandbox to start it in."""
 
-    def __init__(self, limits: CommandLimits, spawn: Spawn):
+    def __init__(self, limits: CommandLimits, spawn: Spawn, confine: Confine | None = None):
         self.limits = limits
         self.spawn = spawn
-        self._thread: threading.Thread | None = None
+        self.confine = confine
+        self._worker: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[dict[str, str] | None] = queue.SimpleQueue()
+        self._idle = threading.Event()
+        self._idle.set()
         self._proc: subprocess.Popen[bytes] | None = None
-        self._head: list[str] = []
+        self._ahead = Ahead([])
         self._env: dict[str, str] = {}
 
     @property
@@ -51,19 +63,30 @@ class Standby:
         self.settle()
         if self._proc is not None:
             return
-        self._thread = threading.Thread(
-            target=self._start, args=(dict(env),), name="exec-standby", daemon=True
-        )
-        self._thread.start()
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._serve, name="exec-standby", daemon=True)
+            self._worker.start()
+        self._idle.clear()
+        self._jobs.put(dict(env))
+
+    def _serve(self) -> None:
+        while (env := self._jobs.get()) is not None:
+            try:
+                self._start(env)
+            except Exception:  # whatever it was, the command starts fresh and meets it there
+                self._proc = None
+            finally:
+                self._idle.set()
 
     def _start(self, env: dict[str, str]) -> None:
         self.limits.sweep()  # the last command's cgroup, left by finish(later=True)
-        join = self.limits.prepare()
-        if not join:
+        launch = self.limits.prepare()
+        if launch is None:
             return  # no cgroup to join: nothing slow to do ahead
+        ahead = (self.confine(launch) if self.confine else None) or Ahead(standby_launcher(launch.join))
         with contextlib.suppress(OSError, ValueError):
-            self._proc = self.spawn(standby_launcher(join), env, True)
-            self._head, self._env = launcher_head(join), env
+            self._proc = self.spawn(ahead.argv, env, True)
+            self._ahead, self._env = ahead, env
 
     def take(
         self, argv: Sequence[str], env: Mapping[str, str], exports: Sequence[str]
@@ -74,10 +97,10 @@ class Standby:
         proc, self._proc = self._proc, None
         if proc is None:
             return None
-        head = self._head
+        head = self._ahead.head
         tail = list(argv[len(head) :])
         fits = list(argv[: len(head)]) == head and env == self._env and not any("\0" in a for a in tail)
-        if fits and proc.poll() is None and proc.stdin is not None:
+        if fits and self._ahead.intact() and proc.poll() is None and proc.stdin is not None:
             try:
                 proc.stdin.write(b"".join(os.fsencode(a) + b"\0" for a in [*exports, "--", *tail]))
                 proc.stdin.close()
@@ -92,12 +115,14 @@ class Standby:
         if self._proc is not None:
             _kill(self._proc)
             self._proc = None
+        if self._worker is not None:
+            self._jobs.put(None)
+            self._worker.join()
+            self._worker = None
 
     def settle(self) -> None:
         """Wait for a start still in progress (before the next command's cgroup is chosen)."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._idle.wait()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

@@ -66,6 +66,8 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         limits=limits,
     )
     executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
+    if executor.context.standby is not None and confined:
+        executor.context.standby.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
     return Toolbox(executor, sandbox, status, limits)
 
 

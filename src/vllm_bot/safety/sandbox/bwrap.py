@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import kernelfs, seccomp
-from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Launch, launcher, resolve
+from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Ahead, Launch, launcher, resolve, standby_launcher
 from vllm_bot.safety.sandbox.paths import (
     HOME_STARTUP_FILES,
     SCAN_LIMIT,
@@ -35,6 +35,10 @@ from vllm_bot.statedir import workspace_state_dir
 
 class SandboxUnavailable(RuntimeError):
     """sandbox.mode is bwrap but bubblewrap cannot run; the message names the cause and the fix."""
+
+
+class _MountPointNeeded(Exception):
+    """wrap_ahead: this sandbox needs a mount point made in the workspace; start it with its command."""
 
 
 class Sandbox:
@@ -56,6 +60,7 @@ class Sandbox:
         self._private_tmp = Path(private_tmp).resolve() if private_tmp is not None else None
         self._own_tmp = private_tmp is None
         self._created: list[Path] = []  # empty mount points we made; close() removes them
+        self._ahead = False  # building a sandbox to start ahead (wrap_ahead): make no mount point
         self.problems: list[str] = []  # protections that could not be applied (shown by the app)
         self._host_dir: Path | None = None  # our files outside the sandbox (the seccomp program)
         self._nested: dict[Path, list[Path]] = {}  # writable root -> its nested repositories
@@ -84,9 +89,33 @@ class Sandbox:
         if self.workspace == Path("/"):
             raise SandboxUnavailable(f"refusing to sandbox with {self.workspace} as the writable workspace")
         inner = launcher(argv, ulimits=launch.ulimits) if launch is not None else list(argv)
+        return self._confine(self.status.bwrap, inner, launch)
+
+    def wrap_ahead(self, launch: Launch) -> Ahead | None:
+        """The sandbox of the next command, to start before it (tools/standby.py): bwrap set up
+        under `launch`, its inner launcher waiting for the rest of `wrap`'s argv on stdin. None
+        where it cannot wait ahead: no sandbox, or it needed mount points made in the workspace (the
+        empty `.git` of a workspace without a repository, say), which must not stay there while the
+        model thinks. A mount holds the file it was made on, not the path: `intact` says whether
+        every path it names is still the same file, so a secret renamed over since is not shown."""
+        if self.config.mode == "off" or not self.status.active or self.status.bwrap is None:
+            return None
+        if self.workspace == Path("/") or self._created:
+            return None
+        self._ahead = True
+        try:
+            argv = self._confine(self.status.bwrap, standby_launcher([]), launch)
+        except (SandboxUnavailable, _MountPointNeeded):
+            return None
+        finally:
+            self._ahead = False
+        pinned = _identities(argv)
+        return Ahead(argv, lambda: _identities(argv) == pinned)
+
+    def _confine(self, bwrap: str, inner: list[str], launch: Launch | None) -> list[str]:
         program = self.seccomp_file()
         filter_args = ["--seccomp", str(SECCOMP_FD)] if program is not None else []
-        command = [self.status.bwrap, *self.status.flags, *filter_args, *self.mount_args(), "--", *inner]
+        command = [bwrap, *self.status.flags, *filter_args, *self.mount_args(), "--", *inner]
         join = launch.join if launch is not None else []
         if program is None and not join:
             return command
@@ -248,6 +277,8 @@ class Sandbox:
         return args
 
     def _make_mount_point(self, path: Path, kind: str) -> None:
+        if self._ahead:
+            raise _MountPointNeeded(path)
         try:
             if kind == "dir":
                 path.mkdir()
@@ -283,6 +314,20 @@ def remove_stale_tmp_dirs() -> None:
         pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _identities(argv: list[str]) -> list[tuple[str, int, int]]:
+    """Each absolute path in `argv` with the file it is now (device, inode; 0, 0: none)."""
+    found = []
+    for arg in argv:
+        if arg.startswith("/"):
+            try:
+                st = os.lstat(arg)
+            except OSError:
+                found.append((arg, 0, 0))
+            else:
+                found.append((arg, st.st_dev, st.st_ino))
+    return found
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:

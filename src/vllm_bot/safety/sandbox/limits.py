@@ -10,7 +10,9 @@ Joining a cgroup is the slow step (the kernel's migration waits for an RCU grace
 when no migration happened just before, so every command in a real session pays it). So the next
 command's cgroup is made, and its launcher started and joined, while the model thinks: that launcher
 (`standby_launcher`) waits for the rest of its arguments on stdin, NUL-separated: `NAME=VALUE` to
-export, `--`, then what follows the join's `--` in `launcher` (see tools/standby.py).
+export, `--`, then what follows the join's `--` in `launcher` (see tools/standby.py). Sandboxed,
+the whole sandbox can start ahead the same way, its inner launcher waiting (bwrap.wrap_ahead): an
+`Ahead`.
 
 Soft and hard limits are set alike (a command cannot raise them back), except CPU time, whose hard
 limit is a few seconds above the soft one so the process gets SIGXCPU (reportable) before SIGKILL.
@@ -22,8 +24,8 @@ from __future__ import annotations
 
 import os
 import resource
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import cgroup
@@ -149,6 +151,24 @@ def standby_launcher(join: Sequence[str]) -> list[str]:
     return [*launcher_head(join), STANDBY]
 
 
+def _always() -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """A command's process started before its command: `argv` ends in STANDBY (it waits for the
+    rest of its argv on stdin), `head` is what the command's own argv must start with to use it, and
+    `intact()` whether what it was started on is still what a fresh start would get."""
+
+    argv: list[str]
+    intact: Callable[[], bool] = field(default=_always, compare=False)
+
+    @property
+    def head(self) -> list[str]:
+        return self.argv[:-1]
+
+
 @dataclass(frozen=True)
 class Launch:
     """How one command starts: the cgroup.procs files to join and the rlimits to set."""
@@ -180,16 +200,18 @@ class CommandLimits:
             self.pending.append(self.current)
             self.current = None
         self.current, self.ready = self.ready or self._create(), None
-        join = self.current.procs_files if self.current else []
-        nproc = self.sandboxed and os.geteuid() != 0
-        return Launch(join, ulimit_args(self.limits, processes=nproc))
+        return self._launch(self.current)
 
-    def prepare(self) -> list[str]:
-        """Make the next command's cgroup ahead of it; the cgroup.procs files to join (none: no
+    def prepare(self) -> Launch | None:
+        """Make the next command's cgroup ahead of it; how that command will start (None: no
         cgroup can be made here)."""
         if self.ready is None:
             self.ready = self._create()
-        return self.ready.procs_files if self.ready else []
+        return self._launch(self.ready) if self.ready else None
+
+    def _launch(self, made: cgroup.CommandCgroup | None) -> Launch:
+        nproc = self.sandboxed and os.geteuid() != 0
+        return Launch(made.procs_files if made else [], ulimit_args(self.limits, processes=nproc))
 
     def _create(self) -> cgroup.CommandCgroup | None:
         if self.plan is None:

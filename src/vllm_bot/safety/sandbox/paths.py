@@ -97,8 +97,9 @@ def is_protected(path: Path, workspace: Path) -> bool:
 
 
 def secret_paths(home: Path) -> list[Path]:
-    """The credential stores under `home` that exist."""
-    return [home / rel for rel in SECRET_HOME_PATHS if (home / rel).exists() or (home / rel).is_symlink()]
+    """The credential stores under `home` that exist (a symlink counts, wherever it points). Checked
+    before every sandboxed command: one lstat each, no Path made for those that do not exist."""
+    return [home / rel for rel in SECRET_HOME_PATHS if os.path.lexists(os.path.join(home, rel))]
 
 
 def nested_repositories(root: Path, limit: int = SCAN_LIMIT) -> tuple[list[Path], bool]:
