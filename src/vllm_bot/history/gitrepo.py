@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import UserFacingError
 from ..statedir import STATE_DIR_NAME
+from ..statedir import atomic_write as atomic_write
 from .safegit import (
     GitFailed,
     GitMissing,
@@ -234,14 +235,3 @@ def _write_excludes(git_dir: Path, place: GitPlace | None, excludes: list[str] |
     wanted = "".join(f"{line}\n" for line in lines)
     if not exclude.is_file() or exclude.read_text(encoding="utf-8", errors="replace") != wanted:
         atomic_write(exclude, wanted)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write by temp file + fsync + rename, so a crash leaves the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
