@@ -44,7 +44,8 @@ def _workspace(tmp: Path) -> Path:
 def _ours(url: str, workspace: Path, tmp: Path, n: int) -> ChildRun:
     argv = [python(), str(CLI), "-p", "read the notes", "--yes", "--base-url", url]
     argv += ["--workspace", str(workspace), "--max-iterations", str(n + 5)]
-    return run_child(argv, env={"XDG_STATE_HOME": str(tmp / "state")})
+    # one state dir for every run, as a user has: the first run keeps what later starts reuse
+    return run_child(argv, env={"XDG_STATE_HOME": str(tmp.parent / "state-ours")})
 
 
 def _mini(url: str, workspace: Path, tmp: Path, n: int) -> ChildRun:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -31,6 +32,7 @@ def bench_flag(flag: str, runs: int) -> list[dict[str, Any]]:
 def first_request(runs: int) -> list[dict[str, Any]]:
     """Launch `cli.py -p` against a fake server in its own process; measure launch -> first request."""
     delays, totals = [], []
+    state = Path(tempfile.mkdtemp(prefix="bench-start-state-"))  # one for every run, as a user has
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
             log = Path(tmp) / "requests.jsonl"
@@ -43,13 +45,14 @@ def first_request(runs: int) -> list[dict[str, Any]]:
                 launched = time.time()
                 run = run_child(
                     [python(), str(CLI), "-p", "say done", "--base-url", url, "--workspace", str(workspace)],
-                    env={"XDG_STATE_HOME": str(Path(tmp) / "state")},
+                    env={"XDG_STATE_HOME": str(state)},
                 )
             assert run.returncode == 0, run.stderr
             records = [json.loads(line) for line in log.read_text().splitlines()]
             arrived = next(r["t"] for r in records if "body" in r)  # the first chat request
             delays.append((arrived - launched) * 1000)
             totals.append(run.wall * 1000)
+    shutil.rmtree(state, ignore_errors=True)
     note = f"median of {runs} runs; fake server in its own process, zero model latency"
     return [
         row("cli.py -p: launch to first request at the server", round(median(delays)), "ms", note),

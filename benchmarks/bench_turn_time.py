@@ -32,7 +32,7 @@ SERVE = ROOT / "benchmarks" / "serve.py"
 CHAT = "/v1/chat/completions"
 
 
-def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]:
+def session(scenario: str, n: int, tmp: Path, cli: Path = CLI, state: Path | None = None) -> dict[str, Any]:
     """One n-turn session: the gaps between chat requests (ms), launch -> first request (ms), the
     number of /tokenize requests, and the process's own figures."""
     workspace = tmp / "ws"
@@ -50,7 +50,7 @@ def session(scenario: str, n: int, tmp: Path, cli: Path = CLI) -> dict[str, Any]
             (tmp / "config.json").write_text(json.dumps({"sandbox": {"mode": "off"}}))
             argv += ["--config", str(tmp / "config.json")]
         launched = time.time()
-        run: ChildRun = run_child(argv, env={"XDG_STATE_HOME": str(tmp / "state")})
+        run: ChildRun = run_child(argv, env={"XDG_STATE_HOME": str(state or tmp / "state")})
     assert run.returncode == 0, run.stderr
     records = [json.loads(line) for line in log.read_text().splitlines()]
     chats = [r for r in records if r["path"] == CHAT]
@@ -83,7 +83,8 @@ def run(quick: bool = False, runs: int = 5, baseline: Path | None = None) -> lis
             for scenario, n in cases:
                 for who, cli in clis.items():
                     tmp = Path(tmp_name) / f"{who}-{scenario}{n}-{i}"
-                    results.setdefault((who, scenario, n), []).append(session(scenario, n, tmp, cli))
+                    state = Path(tmp_name) / f"state-{who}"  # one per checkout, as a user has one
+                    results.setdefault((who, scenario, n), []).append(session(scenario, n, tmp, cli, state))
     rows: list[dict[str, Any]] = []
     for scenario, n in cases:
         rows += _rows(scenario, n, {who: results[who, scenario, n] for who in clis}, runs)
