@@ -124,8 +124,9 @@ def test_a_corrupt_kept_copy_is_ignored_and_replaced(tmp_path):
 
 
 def test_starting_a_session_a_second_time_imports_no_yaml(tmp_path):
+    src = Path(__file__).resolve().parents[1] / "src"
     code = (
-        "import sys\n"
+        f"import sys; sys.path.insert(0, {str(src)!r})\n"
         "from vllm_bot.config import SystemPromptConfig\n"
         "from vllm_bot.model.profiles import resolve\n"
         "from vllm_bot.prompts import SystemPrompts\n"
