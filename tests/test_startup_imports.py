@@ -43,29 +43,27 @@ def test_help_imports_nothing_heavy():
     assert "heavy: []" in proc.stdout and "exit codes" in proc.stdout
 
 
-def test_building_a_session_imports_no_mcp_machinery_and_no_approval_prompt():
-    """MCP (asyncio, the manager) only when a server is configured; the approval prompt only when a
-    call is asked about; jsonschema only when a call is validated (issue 22)."""
+def loaded_after(imports: str, modules: tuple[str, ...]) -> str:
+    """`loaded: [...]`: which of `modules` a fresh interpreter holds after `import {imports}`."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r})\n"
-        "import vllm_bot.session\n"
-        "lazy = ('asyncio', 'mcp', 'vllm_bot.mcp.manager', 'vllm_bot.ui.approval_prompt', 'jsonschema')\n"
-        "print('heavy:', [m for m in lazy if m in sys.modules])"
+        f"import {imports}\n"
+        f"print('loaded:', [m for m in {modules!r} if m in sys.modules])"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert "heavy: []" in proc.stdout
+    return proc.stdout
+
+
+def test_building_a_session_imports_no_mcp_machinery_and_no_approval_prompt():
+    """MCP (asyncio, the manager) only when a server is configured; the approval prompt only when a
+    call is asked about; jsonschema only when a call is validated (issue 22)."""
+    lazy = ("asyncio", "mcp", "vllm_bot.mcp.manager", "vllm_bot.ui.approval_prompt", "jsonschema")
+    assert "loaded: []" in loaded_after("vllm_bot.session", lazy)
 
 
 def test_the_modules_that_read_a_reply_load_after_the_first_request_left():
     """The parsers and the stream reader are imported where a reply is read, after its request was
     sent, so they load while the server starts on it; assembling a session does not import them."""
-    code = (
-        f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r})\n"
-        "import vllm_bot.session, vllm_bot.ui.headless\n"
-        "later = ('vllm_bot.parsing', 'vllm_bot.model.streaming', 'vllm_bot.model.replies')\n"
-        "print('loaded:', [m for m in later if m in sys.modules])"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert "loaded: []" in proc.stdout
+    later = ("vllm_bot.parsing", "vllm_bot.model.streaming", "vllm_bot.model.replies")
+    assert "loaded: []" in loaded_after("vllm_bot.session, vllm_bot.ui.headless", later)

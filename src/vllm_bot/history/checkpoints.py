@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .gitrepo import REF_ROOT, GitRepo, atomic_write, git_errors
+from ..statedir import atomic_write
+from .gitrepo import REF_ROOT, GitRepo, git_errors
 from .sessions import first_line, newest_first
 from .snapshot import Snapshot, delete_refs, set_ref, take_snapshot, write_tree
 

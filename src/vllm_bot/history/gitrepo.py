@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserFacingError
-from ..statedir import STATE_DIR_NAME
-from ..statedir import atomic_write as atomic_write
+from ..statedir import STATE_DIR_NAME, atomic_write
 from .safegit import (
     GitFailed,
     GitMissing,

@@ -73,8 +73,8 @@ class Standby:
         while (env := self._jobs.get()) is not None:
             try:
                 self._start(env)
-            except Exception:  # whatever it was, the command starts fresh and meets it there
-                self._proc = None
+            except Exception:  # the worker must live on: the command starts fresh and meets it there
+                pass
             finally:
                 self._idle.set()
 

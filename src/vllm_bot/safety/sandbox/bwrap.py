@@ -98,9 +98,7 @@ class Sandbox:
         empty `.git` of a workspace without a repository, say), which must not stay there while the
         model thinks. A mount holds the file it was made on, not the path: `intact` says whether
         every path it names is still the same file, so a secret renamed over since is not shown."""
-        if self.config.mode == "off" or not self.status.active or self.status.bwrap is None:
-            return None
-        if self.workspace == Path("/") or self._created:
+        if not self.active or self.status.bwrap is None or self.workspace == Path("/") or self._created:
             return None
         self._ahead = True
         try:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import resource
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import cgroup
@@ -162,7 +162,7 @@ class Ahead:
     `intact()` whether what it was started on is still what a fresh start would get."""
 
     argv: list[str]
-    intact: Callable[[], bool] = field(default=_always, compare=False)
+    intact: Callable[[], bool] = _always
 
     @property
     def head(self) -> list[str]:
