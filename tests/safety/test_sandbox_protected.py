@@ -75,6 +75,43 @@ def test_empty_mount_point_does_not_hide_a_parent_repository(plain_layout: Layou
         assert top.stdout.strip() == str(parent)
 
 
+def test_an_empty_git_left_behind_is_a_mask_not_a_repository(plain_layout: Layout):
+    """A session killed while its sandbox waited leaves the empty `.git`: still no repository can
+    be made in it, by commands or by the file tools, and git passes over it."""
+    ws = plain_layout.ws
+    (ws / ".git").mkdir()
+    assert [(p.path, p.create) for p in protected_paths(ws) if p.path.name == ".git"] == [(ws / ".git", True)]
+    assert is_protected(ws / ".git" / "HEAD", ws) and is_protected(ws / ".git" / "objects" / "x", ws)
+    with Sandbox(ws, SandboxConfig(), STATUS, home=plain_layout.home) as sandbox:
+        assert_all_fail(sandbox, plain_layout, ["git init -q .", "mkdir .git/objects", "rmdir .git"])
+    assert list((ws / ".git").iterdir()) == []
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_the_mount_points_of_a_killed_session_are_removed_by_the_next(plain_layout: Layout):
+    ws = plain_layout.ws
+    notes = ws / ".vllm-bot" / "mount-points"
+    notes.mkdir(parents=True)
+    (ws / ".git").mkdir()
+    (ws / "kept").mkdir()
+    (ws / "kept" / "file").write_text("the user's\n")
+    (ws / "live").mkdir()
+    (notes / str(dead_pid())).write_text(f"{ws / '.git'}\n{ws / 'kept'}\n")
+    (notes / "1").write_text(f"{ws / 'live'}\n")  # pid 1 runs: that session is not touched
+    with Sandbox(ws, SandboxConfig(), STATUS, home=plain_layout.home) as sandbox:
+        sandbox.mount_args()
+        assert sorted(n.name for n in notes.iterdir()) == sorted(["1", str(os.getpid())])
+        assert (notes / str(os.getpid())).read_text() == f"{ws / '.git'}\n"
+    assert not (ws / ".git").exists()  # removed, made again for this session, and removed at its end
+    assert (ws / "kept" / "file").exists() and (ws / "live").is_dir()
+    assert sorted(n.name for n in notes.iterdir()) == ["1"]
+
+
 @pytest.mark.parametrize("git_writable", [False, True])
 def test_missing_hooks_and_modules_cannot_be_created(layout: Layout, git_writable: bool):
     git = layout.ws / ".git"

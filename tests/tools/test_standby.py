@@ -189,20 +189,69 @@ def test_a_hidden_file_made_while_the_sandbox_waited_is_hidden(repo_box):
     assert "done" in out and "made later" not in out
 
 
-@needs_bwrap
-def test_without_a_repository_no_mount_point_waits_in_the_workspace():
-    """The empty `.git` that keeps a repository from being made exists only while a command runs."""
+@pytest.fixture
+def plain_box():
+    """Sandboxed in a folder without a repository: the sandbox masks the missing `.git`."""
     base = visible_base()
     (base / "ws").mkdir()
     toolbox = build_toolbox(Config(sandbox=SandboxConfig(mode="bwrap")), base / "ws", base / "state")
+    yield toolbox, base / "ws"
+    toolbox.close()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_bwrap
+def test_without_a_repository_the_sandbox_waits_ahead_with_its_empty_git(plain_box):
+    """The empty `.git` that keeps a repository from being made stays while the sandbox waits, so
+    the next command runs in it; the session leaves neither the mount point nor its note."""
+    box, ws = plain_box
+    assert "Read-only" in run(box, "mkdir .git/x")
+    pid = started_sandbox(box)
+    assert list((ws / ".git").iterdir()) == []
+    out = run(box, "mkdir .git/x; git init -q; echo $$")
+    assert out.count("Read-only file system") == 2 and not alive(pid)
+    box.close()
+    assert not (ws / ".git").exists()
+    assert not list((ws / ".vllm-bot" / "mount-points").iterdir())
+
+
+@needs_bwrap
+def test_while_the_sandbox_waits_the_file_tools_cannot_fill_its_empty_git(plain_box):
+    box, ws = plain_box
+    run(box, "true")
+    started_sandbox(box)
+    for path in (".git/HEAD", ".git/config", ".git/objects/x"):
+        result = box.executor.execute("write", {"path": path, "content": "planted\n"})
+        assert result.kind == "error", path
+    assert list((ws / ".git").iterdir()) == []
+    assert "runs" in run(box, "echo runs")
+
+
+@needs_bwrap
+def test_a_git_made_by_the_user_while_the_sandbox_waited_is_theirs(plain_box):
+    """The user's `git init` fills the empty `.git`: the next command starts fresh, sees the user's
+    repository read-only, and the session keeps it."""
+    box, ws = plain_box
+    run(box, "true")
+    pid = started_sandbox(box)
+    subprocess.run([*GIT, "init", "-q", str(ws)], check=True)
+    out = run(box, "git rev-parse --show-toplevel; touch .git/x")
+    assert str(ws) in out and "Read-only file system" in out and not alive(pid)
+    box.close()
+    assert (ws / ".git" / "HEAD").is_file()
+
+
+@needs_bwrap
+def test_in_a_folder_of_a_repository_commands_find_that_repository():
+    """The empty `.git` masking the folder's own is passed over: git finds the repository above."""
+    base = visible_base()
+    subprocess.run([*GIT, "init", "-q", str(base)], check=True)
+    (base / "ws").mkdir()
+    box = build_toolbox(Config(sandbox=SandboxConfig(mode="bwrap")), base / "ws", base / "state")
     try:
-        assert "Read-only" in run(toolbox, "mkdir .git/x")
-        pid = waiting(toolbox)
-        time.sleep(0.2)
-        assert not (base / "ws" / ".git").exists()
-        assert os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "bash"  # the launcher alone
-        assert "Read-only" in run(toolbox, "mkdir .git/x")
-        assert not (base / "ws" / ".git").exists()
+        for _ in range(2):  # fresh, then in the sandbox started ahead
+            out = run(box, "git rev-parse --show-toplevel; ls -a .git | wc -l")
+            assert f"{base}\n2" in out
     finally:
-        toolbox.close()
+        box.close()
         shutil.rmtree(base, ignore_errors=True)

@@ -20,6 +20,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..safety.sandbox.paths import is_stand_in
+
 GIT_TIMEOUT = 600.0  # a planted FIFO in an include.path must not hang the agent
 LIST_TIMEOUT = 30.0
 FORCED_CONFIG: tuple[tuple[str, str], ...] = (
@@ -317,7 +319,8 @@ def find_user_repo(workspace: Path) -> GitPlace | None:
     repository found by discovery (the workspace root or a subdirectory laid out as one)."""
     workspace = workspace.resolve()
     dot_git = workspace / ".git"
-    extra = {"GIT_DIR": str(dot_git)} if os.path.lexists(dot_git) else {}
+    own = os.path.lexists(dot_git) and not is_stand_in(dot_git)  # not the sandbox's empty stand-in
+    extra = {"GIT_DIR": str(dot_git)} if own else {}
     env = with_config(base_env(extra), list(FORCED_CONFIG))
     if extra and blocking_include([dot_git / "config", dot_git / "config.worktree"]):
         return None  # unusable as it stands; the runner says why if it is ever pinned to it

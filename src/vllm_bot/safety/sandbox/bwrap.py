@@ -6,12 +6,16 @@ sockets: D-Bus, Docker, systemd), a private /tmp, the workspace (and sandbox.wri
 read-write, then the repositories' git dirs read-only (unless sandbox.git_writable; then `.git` is
 bound onto itself so it cannot be renamed away and replaced), then protected paths inside the
 writable trees read-only again, then secrets hidden. Protected paths that do not exist yet get an
-empty mount point so they cannot be created. The command itself starts under the seccomp filter
-(seccomp.py) and the resource limits (limits.py).
+empty mount point so they cannot be created; it stays while the next command's sandbox waits
+(`wrap_ahead`) and goes when that sandbox is gone (`release_mount_points`, after each command). Each
+one is noted in `.vllm-bot/mount-points/<pid>` first, so a session killed meanwhile leaves nothing:
+the next one removes what a dead session made, if still empty. The command itself starts under the
+seccomp filter (seccomp.py) and the resource limits (limits.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -30,15 +34,11 @@ from vllm_bot.safety.sandbox.paths import (
     secret_paths,
 )
 from vllm_bot.safety.sandbox.status import SandboxStatus, unavailable_message
-from vllm_bot.statedir import workspace_state_dir
+from vllm_bot.statedir import atomic_write, workspace_state_dir
 
 
 class SandboxUnavailable(RuntimeError):
     """sandbox.mode is bwrap but bubblewrap cannot run; the message names the cause and the fix."""
-
-
-class _MountPointNeeded(Exception):
-    """wrap_ahead: this sandbox needs a mount point made in the workspace; start it with its command."""
 
 
 class Sandbox:
@@ -59,8 +59,9 @@ class Sandbox:
         self.home = Path(home if home is not None else os.environ.get("HOME") or Path.home()).resolve()
         self._private_tmp = Path(private_tmp).resolve() if private_tmp is not None else None
         self._own_tmp = private_tmp is None
-        self._created: list[Path] = []  # empty mount points we made; close() removes them
-        self._ahead = False  # building a sandbox to start ahead (wrap_ahead): make no mount point
+        self._created: list[Path] = []  # empty mount points we made; release_mount_points removes them
+        self._noted: list[Path] = []  # every mount point this session made, noted for a crash (MOUNT_NOTES)
+        self._swept = False  # the mount points of killed sessions removed (once, at the first command)
         self.problems: list[str] = []  # protections that could not be applied (shown by the app)
         self._host_dir: Path | None = None  # our files outside the sandbox (the seccomp program)
         self._nested: dict[Path, list[Path]] = {}  # writable root -> its nested repositories
@@ -93,20 +94,17 @@ class Sandbox:
 
     def wrap_ahead(self, launch: Launch) -> Ahead | None:
         """The sandbox of the next command, to start before it (tools/standby.py): bwrap set up
-        under `launch`, its inner launcher waiting for the rest of `wrap`'s argv on stdin. None
-        where it cannot wait ahead: no sandbox, or it needed mount points made in the workspace (the
-        empty `.git` of a workspace without a repository, say), which must not stay there while the
-        model thinks. A mount holds the file it was made on, not the path: `intact` says whether
-        every path it names is still the same file, so a secret renamed over since is not shown."""
-        if not self.active or self.status.bwrap is None or self.workspace == Path("/") or self._created:
+        under `launch`, its inner launcher waiting for the rest of `wrap`'s argv on stdin (None
+        without a sandbox). Its mount points (the empty `.git` of a workspace without a repository,
+        say) stay while it waits: `release_mount_points` only once it is gone. A mount holds the file
+        it was made on, not the path: `intact` says whether every path it names is still the same
+        file, so a secret renamed over since is not shown, nor a mount point removed meanwhile lost."""
+        if not self.active or self.status.bwrap is None or self.workspace == Path("/"):
             return None
-        self._ahead = True
         try:
             argv = self._confine(self.status.bwrap, standby_launcher([]), launch)
-        except (SandboxUnavailable, _MountPointNeeded):
+        except SandboxUnavailable:
             return None
-        finally:
-            self._ahead = False
         pinned = _identities(argv)
         return Ahead(argv, lambda: _identities(argv) == pinned)
 
@@ -122,6 +120,9 @@ class Sandbox:
     def mount_args(self) -> list[str]:
         """The bwrap mount arguments (creates the private /tmp and missing mount points on first use)."""
         self.problems = []
+        if not self._swept:
+            remove_stale_mount_points(self.workspace)
+            self._swept = True
         args = ["--ro-bind", "/", "/", *kernelfs.dev_args(self._shm_size), *kernelfs.proc_args()]
         args += self._run_args()
         args += ["--bind", str(self.private_tmp()), "/tmp"]
@@ -154,21 +155,20 @@ class Sandbox:
         return self._private_tmp
 
     def release_mount_points(self) -> None:
-        """Remove the empty mount points made for the last command (made again for the next one), so
-        the workspace does not keep them between commands or after a crash."""
+        """Remove the empty mount points made for the last command (made again for the next one's
+        sandbox). Only when no sandbox using them runs or waits: removing a mount point lifts its
+        mount in every sandbox."""
         for path in reversed(self._created):
-            try:
-                if path.is_dir() and not path.is_symlink():
-                    path.rmdir()
-                elif path.is_file() and path.stat().st_size == 0:
-                    path.unlink()
-            except OSError:
-                pass  # not empty any more (the user created it meanwhile): keep it
+            _remove_if_empty(path)
         self._created.clear()
 
     def close(self) -> None:
-        """Remove the mount points we created (if still empty) and our private /tmp."""
+        """Remove the mount points we created (if still empty), their note, and our private /tmp."""
         self.release_mount_points()
+        if self._noted:
+            with contextlib.suppress(OSError):
+                self._note_file().unlink()
+            self._noted.clear()
         if self._own_tmp and self._private_tmp is not None:
             shutil.rmtree(self._private_tmp, ignore_errors=True)
             self._private_tmp = None
@@ -234,9 +234,6 @@ class Sandbox:
     def _protect_args(self, roots: list[Path], read_only_git: list[Path]) -> list[str]:
         workspace_state_dir(self.workspace)
         protected = protected_paths(self.workspace)
-        mask = self.workspace / ".git"
-        if mask in self._created:  # our empty stand-in for a missing repository, not a repository
-            protected = [p for p in protected if mask not in p.path.parents] + [Protected(mask, "dir", True)]
         for root in roots[1:]:
             protected += [p for p in protected_paths(root) if p.path.exists()]
         if any(_inside(self.home, [root]) for root in roots):
@@ -275,8 +272,7 @@ class Sandbox:
         return args
 
     def _make_mount_point(self, path: Path, kind: str) -> None:
-        if self._ahead:
-            raise _MountPointNeeded(path)
+        self._note(path)
         try:
             if kind == "dir":
                 path.mkdir()
@@ -285,6 +281,16 @@ class Sandbox:
         except OSError as e:  # it appeared meanwhile (or as a symlink): do not run unprotected
             raise SandboxUnavailable(f"cannot protect {path}: {e.strerror}") from None
         self._created.append(path)
+
+    def _note(self, path: Path) -> None:
+        """Note a mount point before making it, so the next session removes it if this one is killed."""
+        if path in self._noted:
+            return
+        self._noted.append(path)
+        atomic_write(self._note_file(), "".join(f"{p}\n" for p in self._noted))
+
+    def _note_file(self) -> Path:
+        return workspace_state_dir(self.workspace, create=False) / MOUNT_NOTES / str(os.getpid())
 
     def _hide_args(self) -> list[str]:
         hidden = secret_paths(self.home) + [self._config_path(p) for p in self.config.hidden_paths]
@@ -304,6 +310,7 @@ class Sandbox:
 
 
 TMP_PREFIX = "vllm-bot-tmp-"
+MOUNT_NOTES = "mount-points"  # in the workspace's state dir: one file per session, named by its pid
 
 
 def remove_stale_tmp_dirs() -> None:
@@ -312,6 +319,28 @@ def remove_stale_tmp_dirs() -> None:
         pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_stale_mount_points(workspace: Path) -> None:
+    """The mount points that sessions killed in `workspace` left (as their notes say), if empty."""
+    notes = workspace_state_dir(workspace, create=False) / MOUNT_NOTES
+    for note in notes.glob("*"):
+        if not note.name.isdigit() or Path(f"/proc/{note.name}").exists():
+            continue  # that session still runs
+        with contextlib.suppress(OSError):
+            for line in note.read_text(encoding="utf-8").splitlines():
+                _remove_if_empty(Path(line))
+            note.unlink()
+
+
+def _remove_if_empty(path: Path) -> None:
+    try:
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
+            path.unlink()
+    except OSError:
+        pass  # not empty any more (the user filled it meanwhile): keep it
 
 
 def _identities(argv: list[str]) -> list[tuple[str, int, int]]:

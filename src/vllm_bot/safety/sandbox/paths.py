@@ -3,7 +3,9 @@
 Protected (read-only even inside the workspace, whether or not they exist yet): `.git/hooks`,
 `.git/config`, `.git/config.worktree`, `.git/modules` (submodule git dirs carry their own hooks and
 config), the `.git` file of a worktree or submodule and the git dirs it points to, `.gitmodules`,
-and the agent's `.vllm-bot/`. Hidden (an empty read-only tmpfs or /dev/null over them): credential
+and the agent's `.vllm-bot/`. A workspace without a repository gets an empty `.git` as a mount point
+(so no command can make one there); such a stand-in (`is_stand_in`) is no repository to git, nor to
+us. Hidden (an empty read-only tmpfs or /dev/null over them): credential
 stores under $HOME such as ~/.ssh, ~/.aws, ~/.config/gh.
 """
 
@@ -55,12 +57,25 @@ def read_gitdir(git_file: Path) -> Path | None:
     return None
 
 
+def is_stand_in(dot_git: Path | str) -> bool:
+    """True for an empty `.git` directory: the mount point that masks a missing repository while a
+    sandboxed command runs or waits to (or left by a session that was killed). git passes over it
+    when it looks for a repository, and so do we."""
+    if os.path.islink(dot_git):
+        return False
+    try:
+        with os.scandir(dot_git) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 def git_dirs(root: Path) -> list[Path]:
     """The git dirs of the repository rooted at `root`: `.git`, or the targets of a `.git` file
     (the worktree's or submodule's git dir and its common dir)."""
     dot_git = root / ".git"
     if dot_git.is_dir() and not dot_git.is_symlink():
-        return [dot_git]
+        return [] if is_stand_in(dot_git) else [dot_git]
     if not dot_git.is_file():
         return []
     target = read_gitdir(dot_git)
@@ -81,7 +96,7 @@ def protected_paths(workspace: Path) -> list[Protected]:
     dot_git = workspace / ".git"
     if dot_git.is_symlink() or dot_git.is_file():
         found.append(Protected(dot_git, "file", False))
-    elif not dot_git.exists():
+    elif not dot_git.exists() or is_stand_in(dot_git):
         found.append(Protected(dot_git, "dir", True))  # no repository: nobody may create one
     for git_dir in git_dirs(workspace):
         found.extend(Protected(git_dir / name, kind, True) for name, kind in GIT_PROTECTED)
