@@ -43,6 +43,16 @@ def test_files_from_the_user_and_the_repository_root_down_to_the_workspace(tmp_p
     assert repository_root(ws) == repo
 
 
+def test_the_sandboxs_empty_git_stand_in_is_not_a_repository_root(repo):
+    """A folder of a repository keeps its root while the sandbox masks the folder's missing `.git`
+    with an empty one; a `.git` with anything in it is a repository (even a broken one)."""
+    ws = repo / "pkg"
+    (ws / ".git").mkdir(parents=True)
+    assert repository_root(ws) == repo
+    (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert repository_root(ws) == ws
+
+
 def test_without_a_repository_only_the_workspace_file_is_read(tmp_path):
     write(tmp_path / "AGENTS.md", "parent\n")
     ws = tmp_path / "ws"

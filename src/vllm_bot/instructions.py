@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config_layers import user_config_dir
+from .statedir import is_stand_in
 
 FILE_NAME = "AGENTS.md"
 CHARS_PER_TOKEN = 4.0  # the estimate before the server's tokenizer has been asked
@@ -74,9 +75,10 @@ class Instructions:
 
 
 def repository_root(workspace: Path) -> Path | None:
-    """The nearest directory at or above `workspace` that holds `.git` (a directory or a file)."""
+    """The nearest directory at or above `workspace` that holds `.git` (a directory or a file; not
+    the sandbox's empty stand-in for a missing repository)."""
     for directory in (workspace, *workspace.parents):
-        if (directory / ".git").exists():
+        if (directory / ".git").exists() and not is_stand_in(directory / ".git"):
             return directory
     return None
 

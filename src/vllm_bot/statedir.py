@@ -11,6 +11,19 @@ STATE_DIR_NAME = ".vllm-bot"
 PROTECTED_NAMES = (STATE_DIR_NAME, ".git")
 
 
+def is_stand_in(dot_git: Path | str) -> bool:
+    """True for an empty `.git` directory: the mount point that masks a missing repository while a
+    sandboxed command runs or waits to (or left by a session that was killed). git passes over it
+    when it looks for a repository, and so do we."""
+    if os.path.islink(dot_git):
+        return False
+    try:
+        with os.scandir(dot_git) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 def workspace_state_dir(workspace: Path, create: bool = True) -> Path:
     """`<workspace>/.vllm-bot/`, which ignores its own contents so `git status` stays clean."""
     path = workspace / STATE_DIR_NAME

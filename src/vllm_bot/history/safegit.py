@@ -20,7 +20,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..safety.sandbox.paths import is_stand_in
+from ..statedir import is_stand_in
 
 GIT_TIMEOUT = 600.0  # a planted FIFO in an include.path must not hang the agent
 LIST_TIMEOUT = 30.0

@@ -5,7 +5,7 @@ git never takes a directory laid out as a bare repository (the workspace root or
 objects, refs and a config naming programs) for the repository it is in; and GIT_CEILING_DIRECTORIES
 stops discovery at the top of the workspace's own repository (or the workspace, without one), so a
 repository above it is never used either. An empty `.git` is the sandbox's stand-in for a missing
-repository (safety/sandbox/paths.py `is_stand_in`), not a repository: discovery passes over it.
+repository (statedir.is_stand_in), not a repository: discovery passes over it.
 `git --git-dir=...` still works: it is explicit.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..safety.sandbox.paths import is_stand_in
+from ..statedir import is_stand_in
 
 
 def git_discovery_env(workspace: Path) -> dict[str, str]:

@@ -4,7 +4,7 @@ Protected (read-only even inside the workspace, whether or not they exist yet): 
 `.git/config`, `.git/config.worktree`, `.git/modules` (submodule git dirs carry their own hooks and
 config), the `.git` file of a worktree or submodule and the git dirs it points to, `.gitmodules`,
 and the agent's `.vllm-bot/`. A workspace without a repository gets an empty `.git` as a mount point
-(so no command can make one there); such a stand-in (`is_stand_in`) is no repository to git, nor to
+(so no command can make one there); such a stand-in (statedir.is_stand_in) is no repository to git, nor to
 us. Hidden (an empty read-only tmpfs or /dev/null over them): credential
 stores under $HOME such as ~/.ssh, ~/.aws, ~/.config/gh.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from vllm_bot.statedir import STATE_DIR_NAME
+from vllm_bot.statedir import STATE_DIR_NAME, is_stand_in
 
 SECRET_HOME_PATHS = (
     ".ssh", ".aws", ".azure", ".config/gh", ".config/hub", ".gnupg", ".netrc", ".git-credentials",
@@ -55,19 +55,6 @@ def read_gitdir(git_file: Path) -> Path | None:
         if line.startswith("gitdir:"):
             return (git_file.parent / line.split(":", 1)[1].strip()).resolve()
     return None
-
-
-def is_stand_in(dot_git: Path | str) -> bool:
-    """True for an empty `.git` directory: the mount point that masks a missing repository while a
-    sandboxed command runs or waits to (or left by a session that was killed). git passes over it
-    when it looks for a repository, and so do we."""
-    if os.path.islink(dot_git):
-        return False
-    try:
-        with os.scandir(dot_git) as entries:
-            return next(entries, None) is None
-    except OSError:
-        return False
 
 
 def git_dirs(root: Path) -> list[Path]:
