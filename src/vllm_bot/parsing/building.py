@@ -35,10 +35,11 @@ SNIPPET = 240
 
 
 def clean_name(raw: str) -> str:
-    """`functions.read:0` / `read<|channel|>commentary` / ` "read" ` -> `read`."""
+    """`functions.read:0` / `read<|channel|>commentary` / ` "read" ` / `read.read` -> `read`."""
     name = _JUNK.sub("", raw)
-    name = _PREFIX.sub("", name)
-    return re.sub(r":\d+$", "", name)
+    name = re.sub(r":\d+$", "", _PREFIX.sub("", name))
+    head, dot, tail = name.partition(".")
+    return head if dot and head == tail else name  # MuseGlimmer's `read.read` names `read`
 
 
 def placeholder(raw_name: str) -> bool:

@@ -114,6 +114,8 @@ def _json_values(
             return None  # a separator at the end: another value may follow
         if nxt is None or nxt.end() >= scan.end or text[nxt.end()] not in "{[":
             break
+        if close and text.startswith(close, nxt.end()):
+            break  # Pangu's `[unused12]` closer looks like an array
         i = nxt.end()
     return values, i
 

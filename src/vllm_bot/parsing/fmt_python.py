@@ -134,6 +134,26 @@ def pythonic_span(scan: Scan, start: int, at: int, source: str) -> Found | None:
     return scan.span(start, scanned.end, source, [call])
 
 
+def line_call(scan: Scan, pos: int) -> Found | None:
+    """Granite 3.3/4.0 (vLLM's `granite_pythonic`): a line that is one `tool(k=v, …)` call of a
+    known tool, and nothing else; several such lines are several calls."""
+    at = scan.skip_space(pos)
+    name = _NAME.match(scan.text, at, scan.end)
+    if name is None or scan.builder.known(name.group()) is None:
+        return None
+    found = pythonic_span(scan, pos, at, "granite_pythonic")
+    if found is None or found.pending:
+        return found
+    if any(c.metadata.get("error") for c in found.calls):
+        return None  # `read(the file)` in a plan: not a call in an ambiguous spot
+    rest = scan.text[found.end : scan.line_end(found.end)]
+    if rest.strip():
+        return None  # `read(path="a") returns the text`: talk about a call
+    if scan.partial and scan.line_end(found.end) >= scan.end:
+        return scan.pending(pos)  # the line may still go on
+    return found
+
+
 def whole_message(scan: Scan, pos: int) -> Found | None:
     """A reply that is nothing but a pythonic call list naming known tools (vLLM's `pythonic`)."""
     head = _PY_HEAD.match(scan.text, pos, scan.end)
@@ -162,6 +182,14 @@ def _could_become(scan: Scan, rest: str) -> bool:
     name = rest.lstrip("[").lstrip()
     heads = (*scan.builder.names, *("functions." + n for n in scan.builder.names))
     return rest == "[" or (bool(name) and any(h.startswith(name) for h in heads))
+
+
+_PY_LIST = re.compile(r"\[?\s*[A-Za-z_][\w.\-]*\s*\(")
+
+
+def looks_pythonic(text: str, at: int) -> bool:
+    """`[read(…` rather than `[{"name"…`: a pythonic call list starts at `at`."""
+    return _PY_LIST.match(text, at) is not None
 
 
 def tagged_pythonic(marker: str, close: str, source: str):

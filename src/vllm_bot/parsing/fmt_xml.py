@@ -1,7 +1,8 @@
 """Formats whose argument values are raw text between tags, typed by the tool's schema:
 Qwen3-Coder `<function=N><parameter=K>…`, Seed-OSS, GLM `<arg_key>/<arg_value>`, and the
-`<invoke name=…><parameter name=…>` family (MiniMax-M2, dots, `<function_calls>`, DeepSeek DSML,
-Step-3). Also the `<tool_call>` dispatcher, since that tag carries JSON, XML or GLM bodies.
+`<invoke name=…><parameter name=…>` family (MiniMax-M2, dots, `<function_calls>`, DeepSeek DSML
+and V4.1's spaced DSML, GigaChat 3.5's GCML, MuseGlimmer's ATEM, Step-3). Also the `<tool_call>`
+dispatcher, since that tag carries JSON, XML, GLM or Step-Audio 2 bodies.
 
 A value ends at the closing tag that is followed by the next tag of the structure, so a raw
 value (a file's content) may itself contain `</tool_call>` or even `</parameter>`.
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..calls import ToolCall
 from .core import Found, Scan
+from .fmt_headers import step_audio
 from .fmt_json import hermes_json, json_calls
 from .fmt_python import tagged_pythonic
 
@@ -218,7 +220,7 @@ def tool_call_tag(scan: Scan, pos: int) -> Found | None:
         return invokes(scan, pos, at, "", "minimax", "</tool_call>")
     if scan.text.startswith("</tool_call>", at):
         return scan.error_span(pos, at + len("</tool_call>"), "hermes", "the block is empty")
-    return glm(scan, pos, at)
+    return step_audio(scan, pos, at) or glm(scan, pos, at)
 
 
 def bare_function(scan: Scan, pos: int) -> Found | None:
@@ -244,6 +246,9 @@ _INVOKE_WRAPPERS = {  # opening tag -> (closing tag, tag prefix, source)
     "<function_calls>": ("</function_calls>", "", "function_calls"),
     "<｜DSML｜function_calls>": ("</｜DSML｜function_calls>", "｜DSML｜", "deepseek_dsml"),
     "<｜DSML｜tool_calls>": ("</｜DSML｜tool_calls>", "｜DSML｜", "deepseek_dsml"),
+    "<｜DSML｜ calls>": ("</｜DSML｜ calls>", "｜DSML｜ ", "deepseek_dsml"),  # V4.1: spaced tags
+    "<｜GCML｜tool_calls>": ("</｜GCML｜tool_calls>", "｜GCML｜", "gigachat35"),
+    "<atem:function_calls>": ("</atem:function_calls>", "atem:", "muse_glimmer"),
 }
 _olmo = tagged_pythonic("<function_calls>", "</function_calls>", "olmo3")
 
@@ -265,7 +270,9 @@ def _invoke_shape(prefix: str) -> Shape:
     )
 
 
-_SHAPES = {prefix: _invoke_shape(prefix) for prefix in ("", "｜DSML｜", "steptml:")}
+_SHAPES = {
+    prefix: _invoke_shape(prefix) for prefix in ("", "｜DSML｜", "｜DSML｜ ", "｜GCML｜", "atem:", "steptml:")
+}
 
 
 def invoke_wrapper(scan: Scan, pos: int) -> Found | None:

@@ -19,9 +19,16 @@ PAIRS: dict[str, str] = {
     "<|channel|>analysis<|message|>": "<|end|>",
     "<|channel>thought": "<channel|>",
     "<|START_THINKING|>": "<|END_THINKING|>",
+    "<mm:think>": "</mm:think>",  # MiniMax-M3
+    "<|content_thinking|>": "<|end_message|>",  # Inkling
+    "<|plamo:begin_think:plamo|>": "<|plamo:end_think:plamo|>",
+    "to=self<|message|>": "<|eom|>",  # MuseGlimmer's reasoning channel
 }
 # Closers that may appear alone: the opener was part of the prompt (DeepSeek-R1, Qwen3-Thinking).
-LONE_CLOSERS = ("</think>", "</seed:think>", "◁/think▷", "[/THINK]", "<|END_THINKING|>")
+LONE_CLOSERS = (
+    "</think>", "</seed:think>", "◁/think▷", "[/THINK]", "<|END_THINKING|>", "</mm:think>",
+    "<|plamo:end_think:plamo|>",
+)  # fmt: skip
 
 OPEN_RE = re.compile("|".join(re.escape(o) for o in PAIRS))
 CLOSE_RE = re.compile("|".join(re.escape(c) for c in LONE_CLOSERS))

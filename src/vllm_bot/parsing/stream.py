@@ -35,6 +35,10 @@ CALL_MARKERS = (
     "assistantcommentary to=functions.", "<|start|>assistant<|channel|>commentary to=functions.",
     "<function name=", "<|open|>tools<|sep|>", "<|START_ACTION|>", '{"name":', '{"name" :',
     '{"action":', '{"tool_name":', '[{"name":', "<tool_calls><tool_call>", "**TOOL_CALL:", "__TOOL_CALL:",
+    "<｜DSML｜ calls>", "<｜GCML｜tool_calls>", "<atem:function_calls>", "[unused11]", "<TOOLCALL>",
+    "<tools>", "<|tool_call:start|>", "<iquestcoder_tool_call>", "<ifm|tool_calls>", "<ifm|tool_call>",
+    "]<]minimax[>[<tool_call>", "<|content_invoke_tool_json|>", "<|message_model|>",
+    "<|plamo:begin_tool_requests:plamo|>", "-> tool/function_call", "<tool:", "**Tool Call:**", "to=",
 )  # fmt: skip
 _CONTEXT = 200
 _KIMI_PARTIAL = re.compile(r"functions\.[\w\-]*:?\Z")  # `functions.read:0` still being written
@@ -89,8 +93,13 @@ class StreamFilter:
 
     def __init__(self, definitions: list[dict[str, Any]] | None = None, *, in_reasoning: bool = False):
         self._builder = builder_for(definitions)
+        # Inkling with special tokens stripped: `read<|content_invoke_tool_json|>{…}`
+        self._name_prefixes = frozenset(  # from the whole name on: a lone "r" stays prose
+            n + t for n in self._builder.names for t in _prefixes(("<|content_invoke_tool_json|>",)) | {""}
+        )
+        self._longest = max(_LONGEST, *map(len, self._name_prefixes), 0)
         self._line_prefixes = _prefixes(
-            (*_LINE_MARKERS, *(n + s for n in self._builder.names for s in ("{", "[ARGS]", "[CALL_ID]")))
+            (*_LINE_MARKERS, *(n + s for n in self._builder.names for s in ("{", "[ARGS]", "[CALL_ID]", "(")))
         )
         self._tail = ""  # decided text of the current line (context for line-start rules)
         self._chunks: list[str] = []
@@ -233,8 +242,8 @@ class StreamFilter:
     def _marker_hold(self, text: str, pos: int) -> int:
         """Start of a trailing piece that may be the beginning of a marker."""
         hold = len(text)
-        for size in range(min(_LONGEST, len(text) - pos), 0, -1):
-            if text[-size:] in _MARKER_PREFIXES:
+        for size in range(min(self._longest, len(text) - pos), 0, -1):
+            if text[-size:] in _MARKER_PREFIXES or text[-size:] in self._name_prefixes:
                 hold = len(text) - size
                 break
         kimi = _KIMI_PARTIAL.search(text, max(pos, len(text) - 80))

@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import fmt_headers as fh
 from . import fmt_json as fj
+from . import fmt_keyvalue as fkv
 from . import fmt_markers as fm
+from . import fmt_minimax3 as fm3
 from . import fmt_python as fp
 from . import fmt_xml as fx
 from . import masks
@@ -33,6 +36,11 @@ NOISE_TOKENS = (
     "</dots_function_call>", "</function_calls>", "</｜DSML｜function_calls>", "</｜DSML｜tool_calls>",
     "<｜tool▁calls▁end｜>", "<｜tool_calls_end｜>", "<|tool_calls_section_end|>",
     "<|tool_call_section_end|>", "<end_function_call>", "<tool_call|>", "</function>",
+    # newer families' framing: Inkling, PLaMo 3, MuseGlimmer, Nemotron, Qwen2.5-Coder, Pangu, CWM
+    "<|content_text|>", "<|end_message|>", "<|content_model_end_sampling|>",
+    "<|content_invoke_tool_text|>", "<|content_tool_error|>", "<|plamo:tag|>", "<|eom|>", "<|eot|>",
+    "</TOOLCALL>", "</tools>", "[unused12]", "</tool>", "<|tool_call:end|>", "</iquestcoder_tool_call>",
+    "</ifm|tool_calls>",
 )  # fmt: skip
 
 
@@ -79,6 +87,17 @@ def python_tag(scan: Scan, pos: int) -> Found | None:
     return fj.json_calls(scan, pos, body, "llama_json", marker="<|python_tag|>")
 
 
+_LFM2 = fp.tagged_pythonic("<|tool_call_start|>", "<|tool_call_end|>", "lfm2")
+
+
+def lfm2_or_pangu(scan: Scan, pos: int) -> Found | None:
+    """`<|tool_call_start|>` holds a pythonic list (LFM2) or a JSON array of calls (openPangu)."""
+    body = scan.skip_space(pos + len("<|tool_call_start|>"))
+    if body < scan.end and scan.text[body] in "{[" and not fp.looks_pythonic(scan.text, body):
+        return fj.json_calls(scan, pos, body, "pangu", "<|tool_call_end|>", marker="<|tool_call_start|>")
+    return _LFM2(scan, pos)
+
+
 def phi4(scan: Scan, pos: int) -> Found | None:
     return fj.json_calls(scan, pos, pos + len("functools"), "phi4", marker="functools[")
 
@@ -110,9 +129,22 @@ TRIGGERS: list[tuple[tuple[str, ...], Handler]] = [
     ((r"<\|tool_calls?_section_begin\|>", r"<\|tool_call_begin\|>"), fm.kimi),
     ((r"functions\.[\w\-]+:\d",), fm.kimi_bare),
     ((r"to=functions\.",), fm.harmony),
+    ((r"to=",), fh.muse_header),
     ((r"<minimax:tool_call>", r"<dots_function_call>", r"<function_calls>", r"<｜DSML｜function_calls>",
-      r"<｜DSML｜tool_calls>"), fx.invoke_wrapper),
-    ((r"<\|tool_call_start\|>",), fp.tagged_pythonic("<|tool_call_start|>", "<|tool_call_end|>", "lfm2")),
+      r"<｜DSML｜tool_calls>", r"<｜DSML｜ calls>", r"<｜GCML｜tool_calls>", r"<atem:function_calls>"),
+     fx.invoke_wrapper),
+    ((r"<\|tool_call_start\|>",), lfm2_or_pangu),
+    ((r"\[unused11\]",), fj.tagged("[unused11]", "[unused12]", "pangu")),
+    ((r"<TOOLCALL>",), fj.tagged("<TOOLCALL>", "</TOOLCALL>", "nemotron")),
+    ((r"<tools>",), fj.tagged("<tools>", "</tools>", "qwen25_coder")),
+    ((r"<\|tool_call:start\|>", r"<iquestcoder_tool_call>", r"<ifm\|tool_calls?>"), fkv.handler),
+    ((r"\]<\]minimax\[>\[<tool_call>",), fm3.tool_call),
+    ((r"<\|content_invoke_tool_json\|>",), fh.inkling),
+    ((r"<\|message_model\|>",), fh.inkling_header),
+    ((r"<\|plamo:begin_tool_requests:plamo\|>",), fh.plamo),
+    ((r"-> tool/function_call",), fh.hyperclovax),
+    ((r"<tool:",), fh.cwm),
+    ((r"\*\*Tool Call:\*\*",), fh.rwkv),
     ((r"<\|python_start\|>",), fp.tagged_pythonic("<|python_start|>", "<|python_end|>", "pythonic")),
     # on one line, so the stream filter can hold the `{"na` being written (stream.CALL_MARKERS)
     ((r"\{[ \t]*\"(?:name|action|tool_name)\"[ \t]*:", r"\[[ \t]*\{[ \t]*\"name\"[ \t]*:"), fj.inline_json),
@@ -124,6 +156,7 @@ LINE_TRIGGERS: list[tuple[str, Handler]] = [
     (r"diff --git |--- |@@ ", masks.diff_handler),
     (r"[ \t]*[\{\[]", fj.bare_json),
     (r"[ \t]*[A-Za-z_][\w.\-]*(?:\[ARGS\]|\[CALL_ID\]|\{)", fj.mistral_bare),
+    (r"[ \t]*[A-Za-z_][\w.\-]*\(", fp.line_call),
 ]
 
 _EVENTS = re.compile(
