@@ -67,3 +67,35 @@ def test_the_modules_that_read_a_reply_load_after_the_first_request_left():
     sent, so they load while the server starts on it; assembling a session does not import them."""
     later = ("vllm_bot.parsing", "vllm_bot.model.streaming", "vllm_bot.model.replies")
     assert "loaded: []" in loaded_after("vllm_bot.session, vllm_bot.ui.headless", later)
+
+
+FIRST_REQUEST = """
+import os, sys
+sys.path.insert(0, {src!r})
+from vllm_bot.model import client
+
+def stop(*args, **kwargs):
+    print("loaded:", [m for m in {modules!r} if m in sys.modules], flush=True)
+    os._exit(0)
+
+client.post_chat = stop  # the first chat request: say what is loaded, post nothing
+from vllm_bot.app import main
+main(["-p", "say hi", "--base-url", {url!r}])
+"""
+
+
+def loaded_at_first_request(tmp_path: Path, modules: tuple[str, ...]) -> str:
+    """`loaded: [...]`: which of `modules` a `-p` session holds when it posts its first chat request."""
+    with FakeVLLM([]) as server:  # nothing is posted: the session stops as it is about to
+        code = FIRST_REQUEST.format(src=str(ROOT / "src"), modules=modules, url=server.base_url)
+        proc = subprocess.run(
+            [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_a_task_asks_the_model_before_it_imports_what_judges_or_runs_a_call(tmp_path):
+    """The approval policy's shell analysis loads with the first call judged (issue 22)."""
+    later = ("vllm_bot.safety.policy", "vllm_bot.safety.readonly", "vllm_bot.safety.shellwalk")
+    assert "loaded: []" in loaded_at_first_request(tmp_path, later)

@@ -16,8 +16,6 @@ from ..calls import ToolCall, ToolResult
 from ..config import Config
 from ..conversation import Conversation, UserMessage
 from ..events import Emit, Event, IterationStarted, Notice, TaskFinished
-from ..safety.policy import tool_kind
-from ..safety.readonly import is_read_only_command
 from .checkpoints import CheckpointStore, prune_sessions
 from .gitrepo import GitUnavailable, git_errors, open_repo
 from .session_recorder import SessionRecorder
@@ -165,6 +163,10 @@ def may_change_files(call: ToolCall) -> bool:
     """Whether a call that is about to run needs the turn's checkpoint first: not for reads and not for
     commands the approval policy knows to be read-only (`ls`, `git status`); yes for everything else
     (writes, edits, other commands, MCP tools, anything unknown)."""
+    # the policy's shell analysis is imported with the first call run, not at start-up
+    from ..safety.policy import tool_kind
+    from ..safety.readonly import is_read_only_command
+
     if tool_kind(call.name) == "read":
         return False
     if call.name == "exec":

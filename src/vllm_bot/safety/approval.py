@@ -9,7 +9,7 @@ from typing import Any
 
 from ..calls import ToolCall, ToolResult, error_result
 from ..config import ApprovalMode
-from .policy import Grants, GrantScope, decide, grant_scope, remember
+from .grants import Grants, GrantScope
 
 
 @dataclass
@@ -43,6 +43,9 @@ class ApprovalGate:
         self.grants = Grants()
 
     def __call__(self, call: ToolCall) -> ToolResult | None:
+        # the policy's shell analysis is imported with the first call judged, not at start-up
+        from .policy import decide, grant_scope, remember
+
         verdict = decide(
             call,
             self.mode,

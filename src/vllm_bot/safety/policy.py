@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePath, PurePosixPath
 from typing import Literal
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
 from vllm_bot.safety.gitguard import git_removal_risk
+from vllm_bot.safety.grants import Grants, GrantScope
 from vllm_bot.safety.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
 from vllm_bot.safety.shellsplit import SimpleCommand
 from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
@@ -65,16 +66,6 @@ _HOME_TARGET = re.compile(r"(~|\$HOME|\$\{HOME\})/?\*?")
 class Verdict:
     decision: Decision
     reason: str
-
-
-@dataclass
-class Grants:
-    """ "Always for this session" answers. tools: tool names; commands: argv prefixes such as
-    "pytest" or "git commit" (honoured only when sandboxed); lines: exact command lines."""
-
-    tools: set[str] = field(default_factory=set)
-    commands: set[str] = field(default_factory=set)
-    lines: set[str] = field(default_factory=set)
 
 
 def tool_kind(name: str, tool_kinds: Mapping[str, str] | None = None) -> str:
@@ -223,22 +214,6 @@ def command_prefix(part: SimpleCommand) -> str | None:
             return None  # `git -c x=y ...`, a bare `git`: options before the subcommand change anything
         return f"{first} {words[1].text}"
     return first
-
-
-@dataclass(frozen=True)
-class GrantScope:
-    """What an "always for this session" answer to one call covers: exactly one of the three."""
-
-    tool: str | None = None  # every call of this tool
-    prefixes: frozenset[str] = frozenset()  # commands starting with these words
-    line: str | None = None  # this exact command line
-
-    def __str__(self) -> str:
-        if self.tool is not None:
-            return f"every {self.tool} call"
-        if self.prefixes:
-            return "commands starting with " + ", ".join(f"`{p}`" for p in sorted(self.prefixes))
-        return f"exactly `{self.line}`"
 
 
 def grant_scope(

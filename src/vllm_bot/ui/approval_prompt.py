@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..calls import ToolCall
 from ..safety.approval import Answer
-from ..safety.policy import GrantScope
+from ..safety.grants import GrantScope
 from .display import format_arguments, safe_text, split_diff
 
 QUESTION = "Allow? [y]es / [n]o / [a]lways for this session (or type what to do instead): "

@@ -19,7 +19,7 @@ from ..events import (
     TurnFinished,
 )
 from ..safety.approval import Answer
-from ..safety.policy import GrantScope
+from ..safety.grants import GrantScope
 from .banner import BannerInfo
 from .display import clip, safe_text
 from .status import StatusLine

@@ -38,7 +38,7 @@ from ..events import (
     TurnFinished,
 )
 from ..safety.approval import Answer
-from ..safety.policy import GrantScope
+from ..safety.grants import GrantScope
 from .approval_prompt import (
     CHOSEN,
     MENU_KEYS,
