@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
+import importlib
 import inspect
 import os
 import threading
@@ -18,14 +20,10 @@ from ..config import ToolsConfig
 from ..statedir import STATE_DIR_NAME
 from .context import ToolContext
 from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
-from .edit import edit_tool, preview_edit
 from .errors import ToolError, describe_os_error
 from .paths import Confinement
-from .read import read_tool
-from .shell import exec_tool, popen
 from .standby import Standby
 from .validation import ArgumentError, normalize_arguments
-from .write import preview_write, write_tool
 
 if TYPE_CHECKING:
     from ..safety.sandbox.limits import CommandLimits
@@ -33,6 +31,15 @@ if TYPE_CHECKING:
 Handler = Callable[..., ToolResult]
 CONTEXT_PARAMS = ("on_output", "cancel", "deadline")  # keyword-only extras a handler may declare
 _VERBS = {"read": "read", "write": "write", "edit": "edit", "exec": "run a command in"}
+# The built-in tools and their previews, "module:function" in this package; each module is imported
+# when its tool is first called (or previewed), as the session's first request needs none of them.
+_BUILTINS = {
+    "read": "read:read_tool",
+    "write": "write:write_tool",
+    "edit": "edit:edit_tool",
+    "exec": "shell:exec_tool",
+}
+_PREVIEWS = {"write": "write:preview_write", "edit": "edit:preview_edit"}
 
 
 class ToolExecutor:
@@ -58,22 +65,16 @@ class ToolExecutor:
         self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
         self.context.limits = limits
         if limits is not None and limits.plan is not None:
-            self.context.standby = Standby(limits, partial(popen, self.context))
+            self.context.standby = Standby(limits, partial(_popen, self.context))
         self.definitions: list[dict[str, Any]] = list(
             TOOL_DEFINITIONS if definitions is None else definitions
         )
-        builtins: dict[str, Handler] = {
-            "read": partial(read_tool, self.context),
-            "write": partial(write_tool, self.context),
-            "edit": partial(edit_tool, self.context),
-            "exec": partial(exec_tool, self.context),
-        }
         self.handlers: dict[str, Handler] = {
-            n: builtins[n] for n in tool_names(self.definitions) if n in builtins
+            n: _Builtin(_BUILTINS[n], self.context) for n in tool_names(self.definitions) if n in _BUILTINS
         }
-        self._previews: dict[str, Callable[..., str]] = {"write": preview_write, "edit": preview_edit}
-        # Which of CONTEXT_PARAMS each handler takes, read from its signature once, not per call.
-        self._extras = {n: _keyword_extras(h) for n, h in self.handlers.items()}
+        # Which of CONTEXT_PARAMS each handler takes, read from its signature once (at its first
+        # call), not per call.
+        self._extras: dict[str, frozenset[str]] = {}
 
     def register(self, definition: dict[str, Any], handler: Handler) -> None:
         """Serve an extra tool (e.g. from MCP). `handler(**arguments)` returns a ToolResult (ids are
@@ -124,7 +125,7 @@ class ToolExecutor:
             return ToolResult(call_id, name, "error", str(e))
         extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline}
         accepted = self._extras.get(name)
-        if accepted is None:  # a handler put into `handlers` directly
+        if accepted is None:  # its first call (or a handler put into `handlers` directly)
             accepted = self._extras[name] = _keyword_extras(handler)
         try:
             result = handler(**arguments, **{k: v for k, v in extras.items() if k in accepted})
@@ -149,10 +150,10 @@ class ToolExecutor:
 
     def preview(self, name: str, args: dict[str, Any]) -> str | None:
         """What write/edit would change (side-effect free), for the approval prompt; None otherwise."""
-        preview = self._previews.get(name)
         definition = find_definition(self.definitions, name)
-        if preview is None or definition is None or name not in self.handlers:
+        if name not in _PREVIEWS or definition is None or name not in self.handlers:
             return None
+        preview: Callable[..., str] = _function(_PREVIEWS[name])
         try:
             return preview(self.context, **normalize_arguments(definition, args))
         except (ArgumentError, ToolError, OSError, UnicodeError):
@@ -163,6 +164,38 @@ class ToolExecutor:
         close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
         guess = f" Did you mean '{close[0]}'?" if close else ""
         return f"Unknown tool '{name}'.{guess} Available tools: {', '.join(names)}. Call one of these."
+
+
+class _Builtin:
+    """A built-in tool's handler bound to the executor's context; its module is imported at the
+    first call. `inspect.signature` sees the tool function's own parameters."""
+
+    def __init__(self, target: str, context: ToolContext) -> None:
+        self.target = target
+        self.context = context
+
+    @functools.cached_property
+    def handler(self) -> Handler:
+        return partial(_function(self.target), self.context)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self.handler)
+
+    def __call__(self, **arguments: Any) -> ToolResult:
+        return self.handler(**arguments)
+
+
+def _function(target: str) -> Any:
+    """The function `module:name` of this package."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(f".{module}", __package__), name)
+
+
+def _popen(context: ToolContext, *args: Any, **kwargs: Any) -> Any:
+    from .shell import popen  # the exec tool's module, imported when the first command runs
+
+    return popen(context, *args, **kwargs)
 
 
 def _keyword_extras(handler: Handler) -> frozenset[str]:
