@@ -97,9 +97,10 @@ def loaded_at_first_request(tmp_path: Path, modules: tuple[str, ...]) -> str:
 
 def test_a_task_asks_the_model_before_it_imports_what_judges_or_runs_a_call(tmp_path):
     """The approval policy's shell analysis loads with the first call judged, each built-in tool with
-    its first call (issue 22)."""
+    its first call, what explains a sandbox limit's hit when a command ends (issue 22)."""
     later = (
         *("vllm_bot.safety.policy", "vllm_bot.safety.readonly", "vllm_bot.safety.shellwalk"),
         *("vllm_bot.tools.read", "vllm_bot.tools.write", "vllm_bot.tools.edit", "vllm_bot.tools.shell"),
+        "vllm_bot.safety.sandbox.hits",
     )
     assert "loaded: []" in loaded_at_first_request(tmp_path, later)
