@@ -274,3 +274,22 @@ def test_the_defaults_file_is_the_checkouts_beside_cli_py_and_an_installed_packa
     module, path = shown.stdout.split()
     assert module == str(site / "vllm_bot" / "config_layers.py")
     assert path == "None"
+
+
+@dataclasses.dataclass
+class _Item:
+    name: str = ""
+    size: "int | None" = None
+
+
+def test_each_class_has_its_annotations_evaluated_once(monkeypatch):
+    """Coercing many entries of one dataclass (the shipped profiles at start-up) evaluates its
+    annotations once, not once per entry (issue 22)."""
+    from vllm_bot.config import coerce
+
+    evaluated = []
+    real = typing.get_type_hints
+    monkeypatch.setattr(typing, "get_type_hints", lambda cls: evaluated.append(cls) or real(cls))
+    items = coerce({"a": {"name": "x"}, "b": {"size": 2}, "c": {}}, dict[str, _Item], "items", "test")
+    assert (items["a"].name, items["b"].size, items["c"]) == ("x", 2, _Item())
+    assert evaluated == [_Item]

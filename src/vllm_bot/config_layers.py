@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .cliargs import FLAG_NAMES
-from .config import ENV_KEYS, Config, ConfigError, apply_mapping, from_env, set_key
+from .config import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key
 from .mcp.claude import CLAUDE_KEY, MCP_JSON, McpJsonError, move_message, servers_from
 from .statedir import STATE_DIR_NAME
 from .trust import TrustPolicy, TrustRequest, split, trusted_by_env
@@ -118,7 +118,7 @@ def apply_layer(cfg: Config, data: dict[str, Any], source: str, label: str) -> N
 
 def _record(obj: Any, data: dict[str, Any], label: str, prefix: str, cfg: Config | None = None) -> None:
     cfg = obj if cfg is None else cfg
-    hints = typing.get_type_hints(type(obj))
+    hints = field_types(type(obj))
     for key, value in data.items():
         dotted = prefix + key
         current = getattr(obj, key)
