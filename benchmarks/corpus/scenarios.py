@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from upstream import TOOL_SETS as UPSTREAM_TOOL_SETS
+
 Call = tuple[str, dict[str, Any]]
 
 
@@ -47,7 +49,8 @@ TYPED_TOOLS = [
 SOLO_TOOLS = [
     _tool("get_weather", {"city": {"type": "string"}, "unit": {"type": "string"}}, ["city"]),
 ]
-TOOL_SETS = {"typed": TYPED_TOOLS, "solo": SOLO_TOOLS}
+# The upstream cases (upstream.py) offer the tools their vLLM tests offer.
+TOOL_SETS = {"typed": TYPED_TOOLS, "solo": SOLO_TOOLS, **UPSTREAM_TOOL_SETS}
 
 BUILTIN: list[Call] = [
     ("read", {"path": "src/app/config.py"}),
