@@ -124,6 +124,9 @@ def _one_call(scan: Scan, pos: int, family: KeyValue) -> Found | None:
         return None if found.pending else found
     name = _NAME.match(text, body, scan.end)
     if name is None or (family.name_ends_line and not text.startswith("\n", name.end())):
+        abandoned = _abandoned(scan, family, body)
+        if abandoned is not None:
+            return scan.span(pos, abandoned, family.source, [])
         if text.startswith(family.call_close, first):
             return scan.error_span(pos, first + len(family.call_close), family.source, "the call has no name")
         end = scan.error_end(body, family.call_close)
@@ -147,8 +150,39 @@ def _one_call(scan: Scan, pos: int, family: KeyValue) -> Found | None:
         i = after + len(family.call_close)
     elif scan.partial:
         return None
+    if not values and scan.builder.known(name.group(1)) is None and _next_call(scan, family, i):
+        return scan.span(pos, i, family.source, [])  # `get_weat` or `oops`, then the real call
     call = scan.builder.typed(name.group(1), values, family.source, text[pos:i])
     return scan.span(pos, i, family.source, [call])
+
+
+def _next_call(scan: Scan, family: KeyValue, pos: int) -> bool:
+    """Whether another call tag of the family follows `pos`, after spaces (and after the end of
+    one wrapper and the start of the next)."""
+    at = scan.skip_space(pos)
+    if family.wrapper and scan.text.startswith(family.wrapper[1], at):
+        at = scan.skip_space(at + len(family.wrapper[1]))
+    if family.wrapper and scan.text.startswith(family.wrapper[0], at):
+        at = scan.skip_space(at + len(family.wrapper[0]))
+    return scan.text.startswith(family.call_open, at)
+
+
+def _abandoned(scan: Scan, family: KeyValue, body: int) -> int | None:
+    """Where a call tag's body that holds no name line and no argument ends, when another call
+    tag follows it: the model restarted the call (`<tag>get_weat<tag>get_weather…`) or left an
+    empty block before the real one (`<tag>oops<close><tag>…`). vLLM drops such a fragment;
+    an error call for it would shadow the call that follows. None when it is not abandoned."""
+    stops = [family.call_open, family.call_close, family.key_open, *(family.wrapper or ())[:1]]
+    found = [(at, stop) for stop in stops if (at := scan.find(stop, body)) >= 0]
+    if not found:
+        return None
+    at, stop = min(found)
+    if stop == family.key_open:
+        return None
+    if stop == family.call_close:
+        at += len(stop)
+        return at if _next_call(scan, family, at) else None
+    return at
 
 
 def _sentinel_end(scan: Scan, start: int, stops: tuple[str, ...]) -> tuple[int, int] | None:
