@@ -163,3 +163,50 @@ def test_a_tool_whose_schema_has_a_properties_parameter_may_be_called_with_it() 
     )
     (call,) = parse_tool_calls(text, tools)
     assert (call.name, call.error) == ("define", None)
+
+
+def _atem(name: str) -> str:
+    return (
+        f'<|start|>assistant to={name}<|message|><atem:function_calls>\n<atem:invoke name="{name}">\n'
+        '<atem:parameter name="city">Oslo</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>'
+    )
+
+
+@pytest.mark.parametrize("name", ["weather.get_weather", "svc.v2.get_weather", "svc.Get-Weather"])
+def test_a_namespaced_name_means_the_offered_tool_its_last_segment_names(name: str) -> None:
+    (call,) = parse_tool_calls(_atem(name), WEATHER)
+    assert (call.name, call.arguments, call.error) == ("get_weather", {"city": "Oslo"}, None)
+    hermes = f'<tool_call>{{"name": "{name}", "arguments": {{"city": "Oslo"}}}}</tool_call>'
+    assert [c.name for c in parse_tool_calls(hermes, WEATHER)] == ["get_weather"]
+
+
+def test_an_offered_dotted_name_is_taken_whole() -> None:
+    tools = [_tool("geo.get_weather", {"city": {"type": "string"}}, []), *WEATHER]
+    assert [c.name for c in parse_tool_calls(_atem("geo.get_weather"), tools)] == ["geo.get_weather"]
+    assert [c.name for c in parse_tool_calls(_atem("other.get_weather"), tools)] == ["get_weather"]
+
+
+@pytest.mark.parametrize(
+    "name", ["weather.lookup", "get_weather.now", "get_weathe", "weather.", ".get_weather"]
+)
+def test_a_name_whose_last_segment_is_not_offered_stays_unknown(name: str) -> None:
+    (call,) = parse_tool_calls(_atem(name), WEATHER)
+    assert call.error is not None and f"unknown tool {name!r}" in call.error
+
+
+def test_a_last_segment_matching_two_tools_only_loosely_is_unknown() -> None:
+    tools = [_tool("get_weather", {}, []), _tool("Get-Weather", {}, [])]
+    (call,) = parse_tool_calls(_atem("svc.GET_WEATHER"), tools)
+    assert call.error is not None and "unknown tool 'svc.GET_WEATHER'" in call.error
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The client wraps it:\nweather.get_weather(city="Oslo")\n',
+        'It returns {"name": "svc.get_weather", "arguments": {"city": "Oslo"}} when asked.',
+        '{"name": "svc.get_weather", "arguments": {"city": "Oslo"}}',
+    ],
+)
+def test_a_namespaced_name_in_bare_text_is_not_a_call(text: str) -> None:
+    assert parse_tool_calls(text, WEATHER) == []

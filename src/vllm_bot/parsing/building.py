@@ -95,6 +95,22 @@ class Builder:
             return name
         return self._folded.get(name.lower().replace("-", "_"))
 
+    def resolve(self, raw_name: str) -> str | None:
+        """`known`, or for a call in an explicit format a namespaced `foo.read` whose last
+        segment names exactly one offered tool (vLLM's MuseGlimmer parser maps it so). Not
+        `known` itself: that also decides what counts as a call in bare text, where
+        `os.read(path="a")` on a line is Python, not a call of `read`."""
+        name = self.known(raw_name)
+        if name is not None:
+            return name
+        head, dot, tail = clean_name(raw_name).rpartition(".")
+        if not (dot and head and tail):
+            return None
+        matches = {n for n in self.names if n == tail} or {
+            n for n in self.names if n.lower().replace("-", "_") == tail.lower().replace("-", "_")
+        }
+        return matches.pop() if len(matches) == 1 else None
+
     def schema(self, name: str) -> dict[str, Any]:
         definition = find_definition(self.definitions, name)
         return (definition or {}).get("function", {}).get("parameters") or {}
@@ -120,7 +136,7 @@ class Builder:
             f"Write each call on its own line in this format, with the arguments as one valid JSON "
             f'object (escape quotes as \\" and newlines as \\n):\n{self.example(name)}'
         )
-        tool = self.known(name) if name else None
+        tool = self.resolve(name) if name else None
         return ToolCall(
             new_call_id(), tool or clean_name(name or ""), {}, {"source": source, "error": message}
         )
@@ -144,7 +160,7 @@ class Builder:
     ) -> ToolCall:
         """A call from an explicit format: unknown names and bad arguments become error calls.
         A placeholder name or schema arguments give a call marked `not_a_call` (see `Found`)."""
-        name = self.known(raw_name) or self._only_tool(raw_name)
+        name = self.resolve(raw_name) or self._only_tool(raw_name)
         if (name is None and placeholder(raw_name)) or (is_schema(args) and not self._takes_schema(name)):
             return self.not_a_call(source)
         if name is None:
@@ -211,7 +227,7 @@ class Builder:
 
     def typed(self, raw_name: str, values: dict[str, str], source: str, raw: str) -> ToolCall:
         """A call from an XML/key-value format: raw string values typed by the tool's schema."""
-        name = self.known(raw_name)
+        name = self.resolve(raw_name)
         if name is not None:
             props = self.schema(name).get("properties") or {}
             mapped = map_argument_names(self.schema(name), values)

@@ -45,7 +45,7 @@ def tool_call(scan: Scan, pos: int) -> Found | None:
         i = body_end if stop < 0 else stop + len(_INVOKE_END)
         raw = text[invoke.start() : i]
         name = invoke.group(1)
-        known = scan.builder.known(name)
+        known = scan.builder.resolve(name)
         schema = scan.builder.schema(known) if known else {}
         try:
             args = _element_values(text[invoke.end() : body_end].split(NS)[1:], schema)

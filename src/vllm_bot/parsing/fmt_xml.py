@@ -135,7 +135,7 @@ def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: s
 def _keep_broken(scan: Scan, tool: str, broken: re.Match[str], values: dict[str, Any]) -> None:
     """A malformed `<parameter=K=V</parameter>` counts only when K is a parameter of the tool
     (Step-3.5's parser does the same); either way the next parameter is read on its own."""
-    name = scan.builder.known(tool)
+    name = scan.builder.resolve(tool)
     props = scan.builder.schema(name).get("properties") or {} if name else {}
     if broken.group(1) in props:
         values[broken.group(1)] = broken.group(2)
