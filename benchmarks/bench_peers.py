@@ -3,7 +3,8 @@ its own process with zero model latency, each agent in its own protocol (serve.p
 `read` calls; "mini": one bash block a reply, then mini-swe-agent's submit command; "aider": one prose
 answer for each message piped to it). Figures, medians of the interleaved runs: the agent's time
 between two model requests (end of one answer to the arrival of the next request), launch to first
-request, whole-process wall and peak RSS.
+request, whole-process wall and peak RSS, the size of the first request (cl100k tokens of its messages
+and tools, when tiktoken is installed: `pip install -e '.[bench]'`) and `--help`'s wall time.
 
     MINI=path/to/mini AIDER=path/to/aider python benchmarks/bench_peers.py [--quick] [--runs N] [--turns N]
 
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_prompt import cl100k
 from common import CLI, ROOT, ChildRun, median, python, row, run_child, scripted_server, to_markdown
 
 SERVE = ROOT / "benchmarks" / "serve.py"
@@ -78,6 +80,30 @@ AGENTS = {
     "mini-swe-agent": ("mini", _mini, "MINI"),
     "aider": ("aider", _aider, "AIDER"),
 }
+HELP = {"vllm-bot": [python(), str(CLI)], "mini-swe-agent": ["MINI"], "aider": ["AIDER"]}
+
+
+def help_wall(agent: str) -> float:
+    """Milliseconds for `AGENT --help`, the whole process."""
+    argv = [os.environ.get(a, a) for a in HELP[agent]] + ["--help"]
+    child = run_child(argv)
+    assert child.returncode == 0, f"{agent} --help: {child.stderr[-2000:]}"
+    return child.wall * 1000
+
+
+def request_tokens(body: dict[str, Any]) -> float:
+    """cl100k tokens of what a chat request gives the model: every message's text and the tools'
+    JSON (NaN without tiktoken)."""
+    count = cl100k()
+    if count is None:
+        return float("nan")
+    texts = []
+    for message in body.get("messages", []):
+        content = message.get("content") or ""
+        texts += [content] if isinstance(content, str) else [p.get("text", "") for p in content]
+    if body.get("tools"):
+        texts.append(json.dumps(body["tools"]))
+    return float(sum(count(t) for t in texts))
 
 
 def session(agent: str, n: int, tmp: Path) -> dict[str, Any]:
@@ -93,7 +119,8 @@ def session(agent: str, n: int, tmp: Path) -> dict[str, Any]:
     assert len(chats) == n, f"{agent}: {len(chats)} chat requests for {n} turns"
     gaps = [(b["t"] - a["done"]) * 1000 for a, b in itertools.pairwise(chats)]
     first = (chats[0]["t"] - launched) * 1000
-    return {"gap": median(gaps), "first": first, "wall": child.wall, "peak": child.peak_kb / 1024}
+    figures = {"gap": median(gaps), "first": first, "wall": child.wall, "peak": child.peak_kb / 1024}
+    return {**figures, "tokens": request_tokens(chats[0]["body"])}
 
 
 def available() -> list[str]:
@@ -108,12 +135,15 @@ def run(quick: bool = False, runs: int = 3, n: int = 20) -> list[dict[str, Any]]
         for i in range(runs):
             for agent in agents:
                 results[agent].append(session(agent, n, Path(tmp) / f"{agent}-{i}"))
+                results[agent][-1]["help"] = help_wall(agent)
     rows = []
     for key, label, unit in (
         ("gap", f"agent time per turn, {n}-turn session", "ms"),
         ("first", "launch to first model request", "ms"),
         ("wall", f"{n}-turn session: wall", "s"),
         ("peak", f"{n}-turn session: peak RSS", "MiB"),
+        ("tokens", "first request: cl100k tokens of messages and tools", "tokens"),
+        ("help", "--help: wall", "ms"),
     ):
         values = {a: median([r[key] for r in results[a]]) for a in agents}
         ours = values["vllm-bot"]
