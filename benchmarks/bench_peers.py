@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import sys
 import tempfile
@@ -147,6 +148,9 @@ def run(quick: bool = False, runs: int = 3, n: int = 20) -> list[dict[str, Any]]
     ):
         values = {a: median([r[key] for r in results[a]]) for a in agents}
         ours = values["vllm-bot"]
+        if math.isnan(ours):
+            rows.append(row(label, "n/a", unit, "tiktoken not installed: pip install -e '.[bench]'"))
+            continue
         peers = "; ".join(
             f"{a} {v:.1f} (ours / theirs {ours / v:.2f})" for a, v in values.items() if a != "vllm-bot"
         )
