@@ -153,6 +153,18 @@ def started_sandbox(box) -> int:
     return pid
 
 
+def ran_ahead(box, command: str) -> tuple[bool, str]:
+    """Run `command` a while after the sandbox started ahead; whether it ran in that sandbox (its
+    PID 1, bubblewrap, had started before the command was sent) and the command's output."""
+    started_sandbox(box)
+    time.sleep(0.3)
+    with open("/proc/uptime") as f:
+        sent = float(f.read().split()[0])
+    out = run(box, f"echo pid1-started=$(cut -d' ' -f22 /proc/1/stat); {command}")
+    ticks = int(out.split("pid1-started=")[1].split()[0])
+    return ticks / os.sysconf("SC_CLK_TCK") < sent - 0.1, out
+
+
 @needs_bwrap
 def test_in_a_repository_the_sandbox_itself_waits_ahead_and_runs_the_command(repo_box):
     box, _ = repo_box
@@ -160,8 +172,10 @@ def test_in_a_repository_the_sandbox_itself_waits_ahead_and_runs_the_command(rep
     pid = started_sandbox(box)
     time.sleep(0.2)  # its thread is still there: bwrap --die-with-parent did not take it away
     assert alive(pid) and os.readlink(f"/proc/{pid}/exe").endswith("bwrap")
-    out = run(box, 'echo "pid=$$ cwd=$PWD"; touch /etc/standby-probe; touch .git/hooks/x; exit 4')
-    assert "Exit code 4" in out and f"cwd={box.sandbox.workspace}" in out
+    ahead, out = ran_ahead(
+        box, 'echo "pid=$$ cwd=$PWD"; touch /etc/standby-probe; touch .git/hooks/x; exit 4'
+    )
+    assert ahead and "Exit code 4" in out and f"cwd={box.sandbox.workspace}" in out
     assert "pid=2 " in out  # bubblewrap's PID namespace: its init is 1, the shell the next
     assert out.count("Read-only file system") == 2
     assert not alive(pid)
@@ -208,11 +222,29 @@ def test_without_a_repository_the_sandbox_waits_ahead_with_its_empty_git(plain_b
     assert "Read-only" in run(box, "mkdir .git/x")
     pid = started_sandbox(box)
     assert list((ws / ".git").iterdir()) == []
-    out = run(box, "mkdir .git/x; git init -q; echo $$")
-    assert out.count("Read-only file system") == 2 and not alive(pid)
+    ahead, out = ran_ahead(box, "mkdir .git/x; git init -q; echo $$")
+    assert ahead and out.count("Read-only file system") == 2 and not alive(pid)
     box.close()
     assert not (ws / ".git").exists()
     assert not list((ws / ".vllm-bot" / "mount-points").iterdir())
+
+
+@needs_bwrap
+def test_with_a_writable_git_a_folder_without_one_still_gets_the_read_only_stand_in():
+    """sandbox.git_writable lets commands write a repository's `.git`, never make one: the empty
+    stand-in stays read-only, and the sandbox started ahead is the one the command runs in."""
+    base = visible_base()
+    (base / "ws").mkdir()
+    config = Config(sandbox=SandboxConfig(mode="bwrap", git_writable=True))
+    box = build_toolbox(config, base / "ws", base / "state")
+    try:
+        assert "Read-only" in run(box, "mkdir .git/x")
+        ahead, out = ran_ahead(box, "mkdir .git/y; git init -q")
+        assert ahead and out.count("Read-only file system") == 2
+    finally:
+        box.close()
+        shutil.rmtree(base, ignore_errors=True)
+    assert not (base / "ws" / ".git").exists()
 
 
 @needs_bwrap

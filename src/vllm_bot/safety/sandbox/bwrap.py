@@ -34,7 +34,7 @@ from vllm_bot.safety.sandbox.paths import (
     secret_paths,
 )
 from vllm_bot.safety.sandbox.status import SandboxStatus, unavailable_message
-from vllm_bot.statedir import atomic_write, workspace_state_dir
+from vllm_bot.statedir import atomic_write, is_stand_in, workspace_state_dir
 
 
 class SandboxUnavailable(RuntimeError):
@@ -207,7 +207,7 @@ class Sandbox:
         read_only: list[Path] = []
         for root in roots:
             dot_git = root / ".git"
-            if writable and dot_git.is_dir() and not dot_git.is_symlink():
+            if writable and dot_git.is_dir() and not dot_git.is_symlink() and not is_stand_in(dot_git):
                 args += ["--bind", str(dot_git), str(dot_git)]
             for repo in [root, *([] if writable else self._nested_repositories(root))]:
                 if repo != root and (repo / ".git").is_file():  # a nested worktree's or submodule's link
