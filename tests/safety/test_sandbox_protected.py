@@ -93,7 +93,18 @@ def dead_pid() -> int:
     return proc.pid
 
 
+def note_line(path: Path) -> str:
+    st = os.lstat(path)
+    return f"{st.st_dev} {st.st_ino} {path}\n"
+
+
+def session_notes(notes: Path) -> list[str]:
+    return sorted(n.name for n in notes.iterdir() if n.name != ".lock")
+
+
 def test_the_mount_points_of_a_killed_session_are_removed_by_the_next(plain_layout: Layout):
+    """Only what the dead session noted, still the very file it made, empty, and used by no live
+    session; never through a directory swapped for a symlink."""
     ws = plain_layout.ws
     notes = ws / ".vllm-bot" / "mount-points"
     notes.mkdir(parents=True)
@@ -101,15 +112,48 @@ def test_the_mount_points_of_a_killed_session_are_removed_by_the_next(plain_layo
     (ws / "kept").mkdir()
     (ws / "kept" / "file").write_text("the user's\n")
     (ws / "live").mkdir()
-    (notes / str(dead_pid())).write_text(f"{ws / '.git'}\n{ws / 'kept'}\n")
-    (notes / "1").write_text(f"{ws / 'live'}\n")  # pid 1 runs: that session is not touched
+    outside = plain_layout.base / "outside"
+    (outside / "marker").mkdir(parents=True)
+    (ws / "sub" / "dir" / "marker").mkdir(parents=True)
+    swapped = note_line(ws / "sub" / "dir" / "marker")
+    (ws / "sub" / "dir").rename(ws / "sub" / "moved")
+    (ws / "sub" / "dir").symlink_to(outside)
+    (ws / "renamed").mkdir()
+    replaced = note_line(ws / "renamed")
+    (ws / "renamed").rename(ws / "elsewhere")
+    (ws / "renamed").mkdir()  # another directory at that path now: not the one noted
+    dead = f"{dead_pid()}-0a1b2c3d"
+    lines = [note_line(ws / ".git"), note_line(ws / "kept"), swapped, replaced]
+    (notes / dead).write_text("".join(lines))
+    (notes / "1-deadbeef").write_text(note_line(ws / "live"))  # pid 1 runs: not touched
     with Sandbox(ws, SandboxConfig(), STATUS, home=plain_layout.home) as sandbox:
         sandbox.mount_args()
-        assert sorted(n.name for n in notes.iterdir()) == sorted(["1", str(os.getpid())])
-        assert (notes / str(os.getpid())).read_text() == f"{ws / '.git'}\n"
+        assert dead not in session_notes(notes) and "1-deadbeef" in session_notes(notes)
+        ours = [n for n in session_notes(notes) if n.startswith(f"{os.getpid()}-")]
+        assert len(ours) == 1 and (notes / ours[0]).read_text() == note_line(ws / ".git")
     assert not (ws / ".git").exists()  # removed, made again for this session, and removed at its end
-    assert (ws / "kept" / "file").exists() and (ws / "live").is_dir()
-    assert sorted(n.name for n in notes.iterdir()) == ["1"]
+    assert (ws / "kept" / "file").exists() and (ws / "live").is_dir() and (ws / "renamed").is_dir()
+    assert (outside / "marker").is_dir()  # the note named it through sub/dir, now a symlink out
+    assert session_notes(notes) == ["1-deadbeef"]
+
+
+def test_a_mount_point_reached_through_a_swapped_directory_is_not_removed(layout: Layout):
+    """A command swaps the directory holding a mount point for a symlink out of the workspace: the
+    clean-up after it removes nothing there (it would run as the agent's user, root here)."""
+    ws = layout.ws
+    victim = layout.base / "victim"
+    victim.mkdir()
+    (victim / "marker").touch()
+    with Sandbox(ws, SandboxConfig(), STATUS, home=layout.home) as sandbox:
+        env = child_env(layout, sandbox)
+        assert run(sandbox, "mkdir -p sub/dir && ln -s sub/dir/marker .gitmodules", env).returncode == 0
+        sandbox.release_mount_points()
+        run(sandbox, "true", env)  # its mounts protect the symlink's target: a mount point is made
+        assert (ws / "sub" / "dir" / "marker").exists()
+        swap = f"mv sub/dir sub/moved && ln -s {victim} sub/dir"
+        assert run(sandbox, swap, env).returncode == 0
+        sandbox.release_mount_points()
+    assert (victim / "marker").exists()
 
 
 @pytest.mark.parametrize("git_writable", [False, True])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 import pytest
@@ -226,7 +227,7 @@ def test_without_a_repository_the_sandbox_waits_ahead_with_its_empty_git(plain_b
     assert ahead and out.count("Read-only file system") == 2 and not alive(pid)
     box.close()
     assert not (ws / ".git").exists()
-    assert not list((ws / ".vllm-bot" / "mount-points").iterdir())
+    assert [n.name for n in (ws / ".vllm-bot" / "mount-points").iterdir()] == [".lock"]
 
 
 @needs_bwrap
@@ -245,6 +246,32 @@ def test_with_a_writable_git_a_folder_without_one_still_gets_the_read_only_stand
         box.close()
         shutil.rmtree(base, ignore_errors=True)
     assert not (base / "ws" / ".git").exists()
+
+
+@needs_bwrap
+def test_two_sessions_in_one_folder_never_lift_each_others_empty_git(plain_box):
+    """The second session mounts on the first one's empty `.git`: the first leaves it in place
+    after its commands while the second uses it, and the last one out removes it."""
+    first, ws = plain_box
+    second = build_toolbox(Config(sandbox=SandboxConfig(mode="bwrap")), ws, ws.parent / "state2")
+    try:
+        run(first, "true")
+        started_sandbox(first)  # waiting, mounted on the `.git` the first session made
+        done: dict[str, str] = {}
+        loop = "for i in $(seq 30); do mkdir .git/hooks 2>/dev/null && echo MADE && break; sleep 0.05; done"
+        worker = threading.Thread(target=lambda: done.setdefault("out", run(second, loop)))
+        worker.start()
+        time.sleep(0.3)
+        for _ in range(3):
+            run(first, "true")  # each ends by releasing what the first session made
+        worker.join(30)
+        assert "MADE" not in done["out"] and (ws / ".git").is_dir()
+        assert list((ws / ".git").iterdir()) == []
+        first.close()
+        assert (ws / ".git").is_dir()  # the second session still uses it
+    finally:
+        second.close()
+    assert not (ws / ".git").exists()
 
 
 @needs_bwrap

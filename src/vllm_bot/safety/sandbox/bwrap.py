@@ -7,15 +7,13 @@ read-write, then the repositories' git dirs read-only (unless sandbox.git_writab
 bound onto itself so it cannot be renamed away and replaced), then protected paths inside the
 writable trees read-only again, then secrets hidden. Protected paths that do not exist yet get an
 empty mount point so they cannot be created; it stays while the next command's sandbox waits
-(`wrap_ahead`) and goes when that sandbox is gone (`release_mount_points`, after each command). Each
-one is noted in `.vllm-bot/mount-points/<pid>` first, so a session killed meanwhile leaves nothing:
-the next one removes what a dead session made, if still empty. The command itself starts under the
-seccomp filter (seccomp.py) and the resource limits (limits.py).
+(`wrap_ahead`) and goes when that sandbox is gone (`release_mount_points`, after each command), unless
+another session in the same workspace mounts on it too (mountpoints.py). The command itself starts
+under the seccomp filter (seccomp.py) and the resource limits (limits.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import tempfile
@@ -24,6 +22,7 @@ from pathlib import Path
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import kernelfs, seccomp
 from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Ahead, Launch, launcher, resolve, standby_launcher
+from vllm_bot.safety.sandbox.mountpoints import MountPoints
 from vllm_bot.safety.sandbox.paths import (
     HOME_STARTUP_FILES,
     SCAN_LIMIT,
@@ -34,7 +33,7 @@ from vllm_bot.safety.sandbox.paths import (
     secret_paths,
 )
 from vllm_bot.safety.sandbox.status import SandboxStatus, unavailable_message
-from vllm_bot.statedir import atomic_write, is_stand_in, workspace_state_dir
+from vllm_bot.statedir import is_stand_in, workspace_state_dir
 
 
 class SandboxUnavailable(RuntimeError):
@@ -59,9 +58,7 @@ class Sandbox:
         self.home = Path(home if home is not None else os.environ.get("HOME") or Path.home()).resolve()
         self._private_tmp = Path(private_tmp).resolve() if private_tmp is not None else None
         self._own_tmp = private_tmp is None
-        self._created: list[Path] = []  # empty mount points we made; release_mount_points removes them
-        self._noted: list[Path] = []  # every mount point this session made, noted for a crash (MOUNT_NOTES)
-        self._swept = False  # the mount points of killed sessions removed (once, at the first command)
+        self._mounts = MountPoints(self.workspace)  # the empty mount points made or borrowed
         self.problems: list[str] = []  # protections that could not be applied (shown by the app)
         self._host_dir: Path | None = None  # our files outside the sandbox (the seccomp program)
         self._nested: dict[Path, list[Path]] = {}  # writable root -> its nested repositories
@@ -120,9 +117,11 @@ class Sandbox:
     def mount_args(self) -> list[str]:
         """The bwrap mount arguments (creates the private /tmp and missing mount points on first use)."""
         self.problems = []
-        if not self._swept:
-            remove_stale_mount_points(self.workspace)
-            self._swept = True
+        workspace_state_dir(self.workspace)
+        with self._mounts.locked():  # no other session removes a mount point while these are computed
+            return self._mount_args()
+
+    def _mount_args(self) -> list[str]:
         args = ["--ro-bind", "/", "/", *kernelfs.dev_args(self._shm_size), *kernelfs.proc_args()]
         args += self._run_args()
         args += ["--bind", str(self.private_tmp()), "/tmp"]
@@ -158,17 +157,12 @@ class Sandbox:
         """Remove the empty mount points made for the last command (made again for the next one's
         sandbox). Only when no sandbox using them runs or waits: removing a mount point lifts its
         mount in every sandbox."""
-        for path in reversed(self._created):
-            _remove_if_empty(path)
-        self._created.clear()
+        self._mounts.release()
 
     def close(self) -> None:
-        """Remove the mount points we created (if still empty), their note, and our private /tmp."""
-        self.release_mount_points()
-        if self._noted:
-            with contextlib.suppress(OSError):
-                self._note_file().unlink()
-            self._noted.clear()
+        """Remove the mount points we used (if still empty and no other session uses them), their
+        note, and our private /tmp."""
+        self._mounts.close()
         if self._own_tmp and self._private_tmp is not None:
             shutil.rmtree(self._private_tmp, ignore_errors=True)
             self._private_tmp = None
@@ -232,7 +226,6 @@ class Sandbox:
         return self._nested[root]
 
     def _protect_args(self, roots: list[Path], read_only_git: list[Path]) -> list[str]:
-        workspace_state_dir(self.workspace)
         protected = protected_paths(self.workspace)
         for root in roots[1:]:
             protected += [p for p in protected_paths(root) if p.path.exists()]
@@ -252,6 +245,8 @@ class Sandbox:
                 if not item.create or not path.parent.is_dir() or path.parent.is_symlink():
                     continue
                 self._make_mount_point(path, item.kind)
+            elif item.create:
+                self._mounts.borrow(path)  # made by another session here: it must not remove it under us
             args += ["--ro-bind", str(path), str(path)]
         return args
 
@@ -272,25 +267,10 @@ class Sandbox:
         return args
 
     def _make_mount_point(self, path: Path, kind: str) -> None:
-        self._note(path)
         try:
-            if kind == "dir":
-                path.mkdir()
-            else:
-                path.touch(exist_ok=False)
+            self._mounts.make(path, kind)
         except OSError as e:  # it appeared meanwhile (or as a symlink): do not run unprotected
             raise SandboxUnavailable(f"cannot protect {path}: {e.strerror}") from None
-        self._created.append(path)
-
-    def _note(self, path: Path) -> None:
-        """Note a mount point before making it, so the next session removes it if this one is killed."""
-        if path in self._noted:
-            return
-        self._noted.append(path)
-        atomic_write(self._note_file(), "".join(f"{p}\n" for p in self._noted))
-
-    def _note_file(self) -> Path:
-        return workspace_state_dir(self.workspace, create=False) / MOUNT_NOTES / str(os.getpid())
 
     def _hide_args(self) -> list[str]:
         hidden = secret_paths(self.home) + [self._config_path(p) for p in self.config.hidden_paths]
@@ -310,7 +290,6 @@ class Sandbox:
 
 
 TMP_PREFIX = "vllm-bot-tmp-"
-MOUNT_NOTES = "mount-points"  # in the workspace's state dir: one file per session, named by its pid
 
 
 def remove_stale_tmp_dirs() -> None:
@@ -319,28 +298,6 @@ def remove_stale_tmp_dirs() -> None:
         pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def remove_stale_mount_points(workspace: Path) -> None:
-    """The mount points that sessions killed in `workspace` left (as their notes say), if empty."""
-    notes = workspace_state_dir(workspace, create=False) / MOUNT_NOTES
-    for note in notes.glob("*"):
-        if not note.name.isdigit() or Path(f"/proc/{note.name}").exists():
-            continue  # that session still runs
-        with contextlib.suppress(OSError):
-            for line in note.read_text(encoding="utf-8").splitlines():
-                _remove_if_empty(Path(line))
-            note.unlink()
-
-
-def _remove_if_empty(path: Path) -> None:
-    try:
-        if path.is_dir() and not path.is_symlink():
-            path.rmdir()
-        elif path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
-            path.unlink()
-    except OSError:
-        pass  # not empty any more (the user filled it meanwhile): keep it
 
 
 def _identities(argv: list[str]) -> list[tuple[str, int, int]]:
