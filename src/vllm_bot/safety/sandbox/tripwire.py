@@ -4,6 +4,13 @@
 masked with an empty read-only file (git refuses to run with an empty commondir), so instead its
 state is recorded when the session starts and, after each command, any change is undone and
 reported: a command must not point the user's git (or ours) at a config and hooks it wrote itself.
+
+A workspace without a repository of its own cannot be masked against being laid out as a *bare*
+repository itself (`HEAD`, `objects/`, `refs/` and a `config` naming `core.worktree` and
+`core.fsmonitor`): git in that folder would take it and run the config's programs. The agent's own
+git and git in commands refuse it (`safe.bareRepository=explicit`), the user's may not. So when a
+command has laid the workspace out so, its `HEAD` is renamed to `HEAD.vllm-bot-disabled` (git takes
+no directory without a `HEAD` for a repository) and the model is told.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from pathlib import Path
 from vllm_bot.safety.sandbox.paths import git_dirs
 
 WATCHED = ("commondir",)
+DISABLED_HEAD = "HEAD.vllm-bot-disabled"
 
 State = tuple[str, bytes] | None  # ("file", content) | ("link", target) | ("dir", b"") | absent
 
@@ -39,13 +47,23 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def laid_out_as_repository(folder: Path) -> bool:
+    """Whether `folder` itself looks like a git dir to git: a `HEAD`, `objects/` and `refs/`."""
+    return os.path.lexists(folder / "HEAD") and (folder / "objects").is_dir() and (folder / "refs").is_dir()
+
+
 class Tripwire:
-    def __init__(self, paths: list[Path]) -> None:
+    def __init__(self, paths: list[Path], bare_root: Path | None = None) -> None:
         self.saved = {path: _state(path) for path in paths}
+        # a folder without a repository, not laid out as one when the session starts: keep it so
+        fresh = bare_root is not None and not laid_out_as_repository(bare_root)
+        self.bare_root = bare_root if fresh else None
 
     @classmethod
     def for_workspace(cls, workspace: Path) -> Tripwire:
-        return cls([git_dir / name for git_dir in git_dirs(workspace.resolve()) for name in WATCHED])
+        workspace = workspace.resolve()
+        dirs = git_dirs(workspace)
+        return cls([git_dir / name for git_dir in dirs for name in WATCHED], None if dirs else workspace)
 
     def check(self) -> list[str]:
         """Undo changes to the watched paths; one note per path that had changed."""
@@ -61,4 +79,12 @@ class Tripwire:
             elif before is not None:
                 path.mkdir()
             notes.append(f"the command changed the protected {path.name} in {path.parent}; it was put back")
+        if self.bare_root is not None and laid_out_as_repository(self.bare_root):
+            head = self.bare_root / "HEAD"
+            os.replace(head, self.bare_root / DISABLED_HEAD)  # renames a symlink itself, not its target
+            notes.append(
+                "the command laid out the workspace itself as a git repository (HEAD, objects/, refs/), "
+                f"which git run in this folder would obey; its HEAD was renamed to {DISABLED_HEAD}. "
+                "Do not create git internals in the workspace"
+            )
         return notes
