@@ -22,7 +22,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from vllm_bot.statedir import atomic_write, workspace_state_dir
+from vllm_bot.statedir import workspace_state_dir
 
 MOUNT_NOTES = "mount-points"  # in the workspace's state dir: one file per session, `<pid>-<token>`
 Identity = tuple[int, int]  # (device, inode)
@@ -66,7 +66,7 @@ class MountPoints:
         """Note `path`, which this session mounts on, if another live session made it (under the
         lock): that session then leaves it in place while this one uses it. A path nobody noted is
         the user's own, never removed."""
-        if path not in self._noted and self._used_elsewhere(path):
+        if path not in self._noted and _empty(path) and self._used_elsewhere(path):
             self._note(path)
 
     def release(self) -> None:
@@ -74,11 +74,12 @@ class MountPoints:
         if not self.created:
             return
         with self.locked():
-            for path in reversed(self.created):
-                if not self._used_elsewhere(path):
-                    self._remove(path)
+            removed = [path for path in reversed(self.created) if not self._used_elsewhere(path)]
+            for path in removed:
+                self._remove(path)
             self.created.clear()
-            self._write()
+            if removed:
+                self._write()
 
     def close(self) -> None:
         """Remove every mount point this session used that no other session uses, and the note."""
@@ -107,8 +108,12 @@ class MountPoints:
             remove_if_unchanged(path, identity)
 
     def _write(self) -> None:
-        lines = "".join(f"{dev} {ino} {path}\n" for path, (dev, ino) in self._noted.items())
-        atomic_write(self._note_file(), lines)
+        """Replace the note whole (no fsync: it must survive the agent being killed, which the page
+        cache does; after a power cut a lost note leaves at most an empty `.git`, no repository)."""
+        note = self._note_file()
+        tmp = note.with_name(f".{note.name}.tmp")
+        tmp.write_text("".join(f"{dev} {ino} {path}\n" for path, (dev, ino) in self._noted.items()))
+        os.replace(tmp, note)
 
     def _used_elsewhere(self, path: Path) -> bool:
         notes = read_notes(self._notes())
@@ -169,6 +174,18 @@ def remove_if_unchanged(path: Path, identity: Identity) -> None:
         pass  # gone, or not empty any more (the user filled it meanwhile): keep it
     finally:
         os.close(parent)
+
+
+def _empty(path: Path) -> bool:
+    """An empty directory or an empty regular file (what a mount point is made as)."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISDIR(st.st_mode):
+            with os.scandir(path) as entries:
+                return next(entries, None) is None
+        return stat.S_ISREG(st.st_mode) and st.st_size == 0
+    except OSError:
+        return False
 
 
 def _alive(name: str) -> bool:
