@@ -263,7 +263,7 @@ def test_two_sessions_in_one_folder_never_lift_each_others_empty_git(plain_box):
         worker.start()
         time.sleep(0.3)
         for _ in range(3):
-            run(first, "true")  # each ends by releasing what the first session made
+            run(first, "true")  # the first session's commands end, and their sandboxes with them
         worker.join(30)
         assert "MADE" not in done["out"] and (ws / ".git").is_dir()
         assert list((ws / ".git").iterdir()) == []

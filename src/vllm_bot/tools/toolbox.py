@@ -62,21 +62,25 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         wrap_command=wrap if confined else None,
         env=env,
         protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
-        after_command=_after_command(Tripwire.for_workspace(workspace), sandbox),
         limits=limits,
     )
     executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
-    if executor.context.standby is not None and confined:
-        executor.context.standby.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
+    standby = executor.context.standby
+    ahead = standby is not None and confined
+    if standby is not None and confined:
+        standby.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
+    executor.context.after_command = _after_command(Tripwire.for_workspace(workspace), sandbox, ahead)
     return Toolbox(executor, sandbox, status, limits)
 
 
-def _after_command(tripwire: Any, sandbox: Any) -> Any:
-    """Checks after every command: protected files put back, the sandbox's mount points removed."""
+def _after_command(tripwire: Any, sandbox: Any, ahead: bool) -> Any:
+    """Checks after every command: protected files put back; the sandbox's mount points removed,
+    unless the next command's sandbox, started ahead, mounts on them at once (then they go at exit)."""
 
     def check() -> list[str]:
         notes: list[str] = tripwire.check()
-        sandbox.release_mount_points()
+        if not ahead:
+            sandbox.release_mount_points()
         return notes
 
     return check

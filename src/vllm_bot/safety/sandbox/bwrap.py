@@ -7,8 +7,9 @@ read-write, then the repositories' git dirs read-only (unless sandbox.git_writab
 bound onto itself so it cannot be renamed away and replaced), then protected paths inside the
 writable trees read-only again, then secrets hidden. Protected paths that do not exist yet get an
 empty mount point so they cannot be created; it stays while the next command's sandbox waits
-(`wrap_ahead`) and goes when that sandbox is gone (`release_mount_points`, after each command), unless
-another session in the same workspace mounts on it too (mountpoints.py). The command itself starts
+(`wrap_ahead`), so with sandboxes started ahead for the session (`close`), else until the command
+ends (`release_mount_points`), and never while another session in the same workspace mounts on it
+too (mountpoints.py). The command itself starts
 under the seccomp filter (seccomp.py) and the resource limits (limits.py).
 """
 
