@@ -22,7 +22,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from vllm_bot.statedir import workspace_state_dir
+from vllm_bot.statedir import is_stand_in, workspace_state_dir
 
 MOUNT_NOTES = "mount-points"  # in the workspace's state dir: one file per session, `<pid>-<token>`
 Identity = tuple[int, int]  # (device, inode)
@@ -180,12 +180,11 @@ def _empty(path: Path) -> bool:
     """An empty directory or an empty regular file (what a mount point is made as)."""
     try:
         st = os.lstat(path)
-        if stat.S_ISDIR(st.st_mode):
-            with os.scandir(path) as entries:
-                return next(entries, None) is None
-        return stat.S_ISREG(st.st_mode) and st.st_size == 0
     except OSError:
         return False
+    if stat.S_ISDIR(st.st_mode):
+        return is_stand_in(path)  # the same test: an empty directory, not a symlink to one
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
 def _alive(name: str) -> bool:
