@@ -90,3 +90,30 @@ def test_as_the_installed_command_help_and_messages_say_vllm_bot(tmp_path, entry
         "no saved session in" in missing.stderr
         and "start one with `vllm-bot` in that directory" in missing.stderr
     )
+
+
+def test_batch_and_eval_hints_name_the_command_run(tmp_path):
+    batch = run([sys.executable, "cli.py", "batch", "--help"], ROOT, tmp_path)
+    assert batch.returncode == 0, batch.stderr
+    assert "`python cli.py batch merge --help`" in " ".join(batch.stdout.split())
+    unknown = run([sys.executable, "cli.py", "eval", "--tasks", "nope"], ROOT, tmp_path)
+    assert unknown.returncode == 2, unknown.stderr
+    assert "`python cli.py eval --list` lists them" in unknown.stderr
+    assert "vllm-bot eval" not in unknown.stderr
+
+
+def test_an_agent_started_by_batch_names_what_its_user_ran(tmp_path, monkeypatch):
+    from vllm_bot.batch.settings import child_env
+    from vllm_bot.cliargs import PROGRAM_ENV
+    from vllm_bot.config import Config
+
+    monkeypatch.setattr(sys, "argv", ["/opt/bot/cli.py", "batch", "tasks.jsonl"])
+    monkeypatch.delenv(PROGRAM_ENV, raising=False)
+    env = child_env(Config())
+    assert env[PROGRAM_ENV] == "python /opt/bot/cli.py"
+    # the agent itself runs as `python -m vllm_bot.app` and says what the user typed instead
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "src" / "vllm_bot" / "app.py"), "-p", "-"])
+    monkeypatch.setenv(PROGRAM_ENV, env[PROGRAM_ENV])
+    assert program_name() == "python /opt/bot/cli.py"
+    monkeypatch.delenv(PROGRAM_ENV)
+    assert program_name() == "python -m vllm_bot.app"

@@ -13,11 +13,17 @@ from typing import Any
 
 from .trust import TrustPolicy, TrustRequest, trusted_by_env
 
+PROGRAM_ENV = "VLLM_BOT_PROGRAM"
+
 
 def program_name(argv0: str | None = None) -> str:
     """The command the user ran, for messages: `vllm-bot` (the installed entry point), `python cli.py`
-    (as typed, from a checkout) or `python -m vllm_bot.app`. `argv0` defaults to sys.argv[0]."""
+    (as typed, from a checkout) or `python -m vllm_bot.app`. `argv0` defaults to sys.argv[0]; an agent
+    that `batch` or `eval` started names the command its user ran (PROGRAM_ENV, set by them)."""
     if argv0 is None:
+        inherited = os.environ.get(PROGRAM_ENV)
+        if inherited:
+            return inherited
         argv0 = sys.argv[0] if sys.argv else ""
     path = Path(argv0)
     if path.name == "cli.py":

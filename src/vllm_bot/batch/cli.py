@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..cliargs import UsageError, function_calling_flags, overrides_from, server_flags
+from ..cliargs import UsageError, function_calling_flags, overrides_from, program_name, server_flags
 from ..errors import EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME
 from .report import HEADERS, summarize, summary_lines, task_rows
 from .settings import DEFAULT_TIME_BUDGET, BatchSettings
@@ -64,7 +64,7 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Run many tasks against the server at once, each in its own copy of its workspace; results as "
-        "JSON lines, resumable. `vllm-bot batch merge --help` joins results of several machines."
+        f"JSON lines, resumable. `{program_name()} batch merge --help` joins results of several machines."
     )
     parser.epilog = (
         "exit codes: 0 every task passed, 1 a task failed, 2 bad input, 3 interrupted (rerun resumes)"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cliargs import PROGRAM_ENV, program_name
 from ..config import ENV_KEYS, Config, to_dict
 
 WORKSPACE_NAME = "the current directory"  # how every task's system prompt names its workspace
@@ -77,6 +78,7 @@ def child_env(config: Config) -> dict[str, str]:
         env["VLLM_API_KEY"] = config.vllm.api_key
     package_root = str(Path(__file__).resolve().parents[2])  # the agent runs the same code as we do
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    env[PROGRAM_ENV] = program_name()  # the agents' hints name what the user ran, not `python -m`
     return env
 
 

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from ..batch.report import summarize
+from ..cliargs import program_name
 
 SCHEMA_VERSION = 1
 GRADES = ((0.8, "strong"), (0.5, "usable"), (0.2, "weak"), (0.0, "poor"))
@@ -60,7 +61,8 @@ def verdict(model: str, runs: dict[str, dict[str, Any]]) -> str:
     if others:
         line += f", better than {', '.join(f'{o} ({share(runs[o]):.0%})' for o in others)}"
         if best == "text":
-            line += " (native calls lose tasks: check the server's --tool-call-parser with `vllm-bot doctor`)"
+            doctor = f"`{program_name()} doctor`"
+            line += f" (native calls lose tasks: check the server's --tool-call-parser with {doctor})"
     if summary["malformed_calls_per_task"] >= 0.5:
         line += f"; many malformed tool calls ({summary['malformed_calls_per_task']:.1f} per task)"
     unjudged = sum(summary["statuses"].get(s, 0) for s in UNJUDGED)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.copies import make_repository
+from ..cliargs import program_name
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 SUITE_VERSION = 1  # bumped whenever a task changes, so scores over time compare like with like
@@ -69,7 +70,8 @@ def select(tasks: list[EvalTask], ids: str | None) -> list[EvalTask]:
     wanted = [i.strip() for i in ids.split(",") if i.strip()]
     unknown = [i for i in wanted if i not in by_id]
     if unknown:
-        raise ValueError(f"unknown eval task(s) {', '.join(unknown)}; `vllm-bot eval --list` lists them")
+        listing = f"`{program_name()} eval --list`"
+        raise ValueError(f"unknown eval task(s) {', '.join(unknown)}; {listing} lists them")
     return [by_id[i] for i in wanted]
 
 
