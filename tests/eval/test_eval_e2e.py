@@ -3,11 +3,15 @@ writes the reference solution), some failed (it gives up, or sends a malformed c
 in both tool-call modes; the report, the JSON and the verdict say so."""
 
 import json
+import os
+import shlex
 import shutil
+import signal
+import time
 from pathlib import Path
 
 import yaml
-from batch_support import cli
+from batch_support import cli, rows, stalling, start
 
 from vllm_bot.eval.suite import bundled
 from vllm_bot.testing.fake_vllm import FakeVLLM
@@ -121,6 +125,42 @@ def test_eval_text_report_list_and_a_missing_program_skip_cleanly(tmp_path, monk
     assert "py-roman" in proc.stdout and "passed (2 it)" in proc.stdout
     saved = json.loads((tmp_path / "out" / "eval.json").read_text())
     assert saved["skipped"] == [{"id": "js-sum-range", "missing": ["node"]}]
+
+
+def test_an_interrupted_eval_says_how_to_resume_and_that_command_finishes_it(tmp_path):
+    quick, stuck = "py-rename-function", "py-roman"
+    args = ["eval", "--tasks", f"{quick},{stuck}", "--workers", "2", "--json"]
+    with FakeVLLM(conversations={key(quick): solving(quick), key(stuck): stalling()}) as server:
+        first = start(*args, "--base-url", server.base_url)
+        state = Path(os.environ["XDG_STATE_HOME"]) / "vllm-bot" / "eval"  # no --output-dir: a new one
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not [
+            r for f in state.glob("*/*/results.jsonl") for r in rows(f)
+        ]:
+            time.sleep(0.5)
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=120)
+    assert first.returncode == 3, err
+    hint = err.split("this resumes it: ", 1)[1].splitlines()[0]
+    command = shlex.split(hint)
+    assert command[:2] == ["python", str(Path(__file__).parents[2] / "cli.py")] and "--output-dir" in command
+    out = Path(command[command.index("--output-dir") + 1])
+    assert out.parent == state and command[command.index("--tasks") + 1] == f"{quick},{stuck}"
+
+    with FakeVLLM(
+        conversations={key(stuck): solving(stuck)}
+    ) as server:  # the finished task is not asked again
+        command[command.index("--base-url") + 1] = server.base_url
+        again = cli(*command[2:])
+        server.assert_done()
+    assert again.returncode == 0, again.stderr
+    result = json.loads(again.stdout)
+    assert result["output_dir"] == str(out) and not result["interrupted"]
+    assert {t: r["passed"] for t, r in result["runs"]["default"]["tasks"].items()} == {
+        quick: True,
+        stuck: True,
+    }
+    assert [r["id"] for f in out.glob("*/results.jsonl") for r in rows(f)] == [quick, stuck]
 
 
 def test_each_scripts_key_names_one_task():

@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from ..batch.cli import Command, load, run_flags, settings_from
-from ..cliargs import UsageError
+from ..cliargs import UsageError, program_name
 from ..errors import EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME
 from .report import MODE_HEADERS, SCHEMA_VERSION, UNJUDGED, mode_rows, run_record, task_rows, verdict
 
@@ -92,8 +93,25 @@ def run(args: argparse.Namespace) -> int:
     }
     (out / "eval.json").write_text(json.dumps(result, indent=2) + "\n")
     show(result, kinds, args.json)
+    if interrupted:
+        print(f"vllm-bot eval: interrupted; this resumes it: {resume_command(out)}", file=sys.stderr)
+        return EXIT_LIMIT
     unjudged = any(run["summary"]["statuses"].get(s) for run in runs.values() for s in UNJUDGED)
-    return EXIT_LIMIT if interrupted else (EXIT_RUNTIME if unjudged else EXIT_OK)
+    return EXIT_RUNTIME if unjudged else EXIT_OK
+
+
+def resume_command(out: Path) -> str:
+    """The command as run, with `--output-dir` naming this run's directory (a plain rerun starts a
+    new one): finished tasks are skipped, each mode's batch resumes where it stopped."""
+    args, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif arg == "--output-dir":
+            skip = True
+        elif not arg.startswith("--output-dir="):
+            args.append(arg)
+    return " ".join([program_name(), shlex.join(args), "--output-dir", shlex.quote(str(out.resolve()))])
 
 
 def run_suite(
@@ -119,7 +137,8 @@ def run_suite(
         settings.hidden_paths = [str(hidden)]
         settings.function_calling = MODES.get(mode, args.function_calling)
         print(
-            f"vllm-bot eval: {len(specs)} tasks, mode {mode}, output in {settings.output_dir}",
+            f"vllm-bot eval: {len(specs)} tasks, mode {mode}, output in {settings.output_dir}"
+            f" (resume with --output-dir {shlex.quote(str(out))})",
             file=sys.stderr,
         )
         outcome = Batch(settings, config, specs, view_for()).run()
