@@ -5,13 +5,17 @@ module at the package top, `shared` (the vocabulary every wing speaks: calls, co
 errors, config, config_rules, config_layers, trust, instructions, prompts, statedir, cliargs, and the
 package's own `__init__`),
 `session` (assembles one session from the wings) or `app` (the command line; nothing imports it). Imports inside functions count too: a lazy import is still a
-dependency. ARCHITECTURE.md explains the table.
+dependency, and so is a `"module:function"` string that is imported by name (`"vllm_bot.batch.cli:command"`
+in app's SUBCOMMANDS); `python -m vllm_bot.app` in a child's command line is a process, not an import.
+ARCHITECTURE.md explains the table.
 """
 
 import ast
+import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "vllm_bot"
+IMPORT_BY_NAME = re.compile(r"vllm_bot(\.\w+)+:\w+")
 
 SHARED = {
     "calls",
@@ -45,7 +49,7 @@ MAY_IMPORT = {
     "demo": {"session", "ui", "testing"},
     "batch": {"model", "ui", "history"},
     "eval": {"batch", "ui"},
-    "app": {"session", "demo", "model"},
+    "app": {"session", "demo", "model", "mcp", "history", "doctor", "batch", "eval"},
 }
 # The shared vocabulary reads three pure-data modules of the wings (the tool declarations, for config
 # validation and the text-mode prompt; the MCP name rules, for config validation; the Claude-style
@@ -82,6 +86,12 @@ def imported_modules(path: Path, pkg: Path = PKG) -> set[str]:
                 target = node.module or ""
             found.add(target)
             found |= {f"{target}.{alias.name}" for alias in node.names}
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and IMPORT_BY_NAME.fullmatch(node.value)
+        ):
+            found.add(node.value.partition(":")[0])  # imported by name: importlib.import_module
     return {m for m in found if m.startswith("vllm_bot.") and is_module(m, pkg)}
 
 
@@ -151,7 +161,16 @@ def test_the_check_catches_a_forbidden_import(tmp_path):
     (fake / "model" / "__init__.py").write_text("")
     (fake / "model" / "client.py").write_text("")
     (fake / "agent" / "loop.py").write_text("from ..ui import rich_ui\nfrom ..model.client import x\n")
-    assert violations(fake) == ["vllm_bot.agent.loop (agent) imports vllm_bot.ui.rich_ui (ui)"]
+    (fake / "agent" / "lazy.py").write_text('LATER = {"ui": "vllm_bot.ui.rich_ui:show"}\n')
+    assert violations(fake) == [
+        "vllm_bot.agent.lazy (agent) imports vllm_bot.ui.rich_ui (ui)",
+        "vllm_bot.agent.loop (agent) imports vllm_bot.ui.rich_ui (ui)",
+    ]
+
+
+def test_the_sub_commands_app_loads_by_name_are_seen():
+    targets = imported_modules(PKG / "app.py")
+    assert {"vllm_bot.batch.cli", "vllm_bot.eval.cli", "vllm_bot.doctor", "vllm_bot.history.cli"} <= targets
 
 
 def test_the_contracts_stay_importable():

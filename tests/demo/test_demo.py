@@ -11,7 +11,7 @@ from pathlib import Path
 from vllm_bot.demo.runner import copy_sample
 from vllm_bot.demo.script import ANSWER, BUGGY_LINE, FIXED_LINE, TEST_COMMAND, demo_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_demo_runs_to_completion_without_a_terminal(tmp_path):
