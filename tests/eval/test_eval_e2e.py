@@ -13,7 +13,9 @@ from pathlib import Path
 import yaml
 from batch_support import cli, rows, stalling, start
 
+from vllm_bot.config import SandboxConfig
 from vllm_bot.eval.suite import bundled
+from vllm_bot.safety.sandbox.status import probe
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
 
@@ -69,6 +71,7 @@ def test_eval_scores_both_modes_and_gives_a_verdict(tmp_path):
         )
         server.assert_done()
     assert proc.returncode == 0, proc.stderr
+    assert ("hidden tests" in proc.stderr) is not probe(SandboxConfig()).active  # warned only unsandboxed
     result = json.loads(proc.stdout)
     assert result == json.loads((out / "eval.json").read_text())
     assert result["model"] == server.model and result["suite_version"] >= 1 and not result["interrupted"]
@@ -108,11 +111,15 @@ def test_eval_text_report_list_and_a_missing_program_skip_cleanly(tmp_path, monk
     for program in ("git", "bash", "python3", "cp", "env"):
         (bin_dir / program).symlink_to(shutil.which(program))
     monkeypatch.setenv("PATH", str(bin_dir))
+    config = tmp_path / "config.json"  # and no sandbox: the hidden tests are not hidden, and it says so
+    config.write_text(json.dumps({"sandbox": {"mode": "off"}}))
     with FakeVLLM(conversations={key("py-roman"): solving("py-roman")}) as server:
         proc = cli(
             "eval",
             "--base-url",
             server.base_url,
+            "--config",
+            str(config),
             "--tasks",
             "py-roman,js-sum-range",
             "--output-dir",
@@ -121,6 +128,7 @@ def test_eval_text_report_list_and_a_missing_program_skip_cleanly(tmp_path, monk
         server.assert_done()
     assert proc.returncode == 0, proc.stderr
     assert "skipping js-sum-range (node not found)" in proc.stderr
+    assert "warning: sandbox.mode is off" in proc.stderr and "hidden tests are hidden" in proc.stderr
     assert "verdict: strong: " in proc.stdout and "solves 1/1 (100%)" in proc.stdout
     assert "py-roman" in proc.stdout and "passed (2 it)" in proc.stdout
     saved = json.loads((tmp_path / "out" / "eval.json").read_text())

@@ -31,7 +31,14 @@ STOP_GRACE = 15.0
 FLAGS = {
     "A": ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"],
     "B": [],
-    "C": ["--enable-auto-tool-choice", "--tool-call-parser", "hermes", "--reasoning-parser", "qwen3"],
+    "C": [
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "hermes",
+        "--reasoning-parser",
+        "qwen3",
+        "--enable-prompt-tokens-details",  # A answers without them, C with them
+    ],
 }
 COMMON = [
     "--dtype",

@@ -309,13 +309,27 @@ FACTS = [
         None,
         Reply(content=ANSWER),
     ),
+    Fact(
+        "prompt_tokens_details_with_the_flag",
+        "C",
+        lambda s: {"messages": HI, "max_tokens": 30, "structured_outputs": {"choice": [ANSWER]}},
+        lambda a: isinstance(
+            (a.json()["usage"].get("prompt_tokens_details") or {}).get("cached_tokens"), int
+        ),
+        True,
+        Reply(content=ANSWER),
+    ),
 ]
 
 FAKE_MODE = {"A": "parser", "B": "noparser", "C": "parser"}
+FAKE_OPTIONS: dict[str, dict[str, Any]] = {"C": {"prompt_tokens_details": True}}
 
 
 def imitation_answer(fact: Fact, body: dict[str, Any]) -> Answer:
-    with FakeVLLM([fact.reply], mode=FAKE_MODE[fact.server], model=SERVED_NAME, max_model_len=8192) as fake:
+    options = FAKE_OPTIONS.get(fact.server, {})
+    with FakeVLLM(
+        [fact.reply], mode=FAKE_MODE[fact.server], model=SERVED_NAME, max_model_len=8192, **options
+    ) as fake:
         return http(fake.base_url + "/chat/completions", {"model": SERVED_NAME, **body})
 
 

@@ -129,6 +129,7 @@ def run_suite(
             f"vllm-bot eval: skipping {task['id']} ({', '.join(task['missing'])} not found)", file=sys.stderr
         )
     runnable = [t for t in tasks if not t.missing()]
+    warn_if_unsandboxed(config)
     tasks_file, hidden = materialize(runnable, out / "suite")
     specs = load_tasks(tasks_file)
     runs: dict[str, Any] = {}
@@ -146,6 +147,20 @@ def run_suite(
         if outcome.interrupted:
             return runs, True, skipped
     return runs, False, skipped
+
+
+def warn_if_unsandboxed(config: Any) -> None:
+    """The hidden tests are hidden by the sandbox: without it an agent's commands can read them."""
+    from ..safety.sandbox.status import probe
+
+    status = probe(config.sandbox)
+    if not status.active:
+        print(
+            f"vllm-bot eval: warning: {status.warning}. The tasks' hidden tests are hidden from the "
+            "agents' commands only inside the sandbox, so without it a score may count tasks solved "
+            "by reading them",
+            file=sys.stderr,
+        )
 
 
 def show(result: dict[str, Any], kinds: dict[str, str], as_json: bool) -> None:

@@ -71,7 +71,8 @@ def select(tasks: list[EvalTask], ids: str | None) -> list[EvalTask]:
     unknown = [i for i in wanted if i not in by_id]
     if unknown:
         listing = f"`{program_name()} eval --list`"
-        raise ValueError(f"unknown eval task(s) {', '.join(unknown)}; {listing} lists them")
+        what = "an unknown eval task" if len(unknown) == 1 else "unknown eval tasks"
+        raise ValueError(f"{what}: {', '.join(unknown)}; {listing} lists them")
     return [by_id[i] for i in wanted]
 
 

@@ -72,7 +72,8 @@ class McpTools:
             return
         pending = manager.pending()
         if wait and pending:
-            self._emit(Notice("info", f"waiting for MCP server(s) to start: {', '.join(pending)}"))
+            plural = "s" if len(pending) > 1 else ""
+            self._emit(Notice("info", f"waiting for MCP server{plural} to start: {', '.join(pending)}"))
             manager.wait(self.config.mcp.startup_timeout + 5)
         self._flush_notices()
         wanted = {t.public: (t.definition, self._tool_handler(manager, t)) for t in manager.tools()}
