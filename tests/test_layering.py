@@ -2,8 +2,8 @@
 
 A module's *unit* is its wing (`agent`, `model`, ... the first package under vllm_bot), or, for a
 module at the package top, `shared` (the vocabulary every wing speaks: calls, conversation, events,
-errors, config, config_rules, config_layers, trust, instructions, prompts, statedir, cliargs, and the
-package's own `__init__`),
+errors, config, config_rules, config_layers, trust, instructions, prompts, statedir, cliargs, printable,
+and the package's own `__init__`),
 `session` (assembles one session from the wings) or `app` (the command line; nothing imports it). Imports inside functions count too: a lazy import is still a
 dependency, and so is a `"module:function"` string that is imported by name (`"vllm_bot.batch.cli:command"`
 in app's SUBCOMMANDS); `python -m vllm_bot.app` in a child's command line is a process, not an import.
@@ -30,6 +30,7 @@ SHARED = {
     "prompts",
     "statedir",
     "cliargs",
+    "printable",
 }
 
 # unit -> the units it may import (besides itself). `shared` is allowed everywhere.

@@ -49,3 +49,21 @@ def test_agents_md_and_the_project_config_reach_the_request(tmp_path):
     assert server.requests[0]["temperature"] == 0.25  # project beats user config
     warnings = [line for line in proc.stderr.splitlines() if "not trusted, so ignored" in line]
     assert len(warnings) == 1 and "sandbox.network (.vllm-bot/config.json)" in warnings[0]
+
+
+def test_a_headless_run_escapes_the_repositorys_text_in_its_warnings(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    servers = {
+        "x\x1b[1A\x1b[2Kok": {"command": "true"},
+        "\u202eevil": {"command": "${VLLM_BOT_TEST_UNSET_VARIABLE}"},
+    }
+    (ws / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    env = {k: v for k, v in os.environ.items() if k != "DEBUG"}
+    with FakeVLLM([Reply(content="Done.")]) as server:
+        proc = run(ws, server.base_url, "-p", "hello", env=env)
+        server.assert_done()
+    assert proc.returncode == 0, proc.stderr
+    assert "not trusted, so ignored: mcpServers.x\\x1b[1A\\x1b[2Kok (.mcp.json)" in proc.stderr
+    assert "MCP server \\u202eevil skipped" in proc.stderr
+    assert "\x1b" not in proc.stderr and "\u202e" not in proc.stderr

@@ -23,6 +23,7 @@ from typing import Any
 from .cliargs import FLAG_NAMES
 from .config import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key
 from .mcp.claude import CLAUDE_KEY, MCP_JSON, McpJsonError, move_message, servers_from
+from .printable import safe_text
 from .statedir import STATE_DIR_NAME
 from .trust import TrustPolicy, TrustRequest, split, trusted_by_env
 
@@ -157,11 +158,11 @@ def _apply_project(cfg: Config, workspace: Path, env: Mapping[str, str], trust: 
         cfg.provenance.trust = state
     for name, path, data, risky in layers:
         if state == "not trusted" and risky:
-            cfg.provenance.ignored += [f"{key} ({name})" for key in risky]
+            cfg.provenance.ignored += [safe_text(f"{key} ({name})", keep_newlines=False) for key in risky]
             data = {} if name == MCP_JSON else split(data)[0]
         note = f"{state}" if risky else "read"
         if name == MCP_JSON:
-            names = [key.removeprefix(f"{CLAUDE_KEY}.") for key in risky]
+            names = [safe_text(key.removeprefix(f"{CLAUDE_KEY}."), keep_newlines=False) for key in risky]
             note = f"servers {', '.join(names)}: {state}" if names else "no servers"
         apply_layer(cfg, data, path, f"project {name}")
         cfg.provenance.files.append((f"project {name}", path, note))

@@ -9,16 +9,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .printable import safe_text
 from .statedir import user_state_dir
 
 TRUST_FILE = "trusted-workspaces.json"
 TRUST_ENV = "VLLM_BOT_TRUST_PROJECT"  # =1: trust this run's project settings, as --trust-project does
+# A setting of the trust question wraps at 100 columns (at spaces where it can), never cut; its next
+# lines are indented deeper than an item, so no part of a value can pass for another setting.
+SETTING_WRAP = textwrap.TextWrapper(
+    100, initial_indent="  ", subsequent_indent=" " * 6, break_on_hyphens=False
+)
 
 # Dotted keys (and whole sections) a repository may not set until trusted: what sandboxes commands,
 # what asks before acting, what the agent may touch, what runs a program and where our data goes.
@@ -85,12 +92,14 @@ class TrustRequest:
         return [key for keys in self.settings.values() for key in keys]
 
     def question(self) -> list[str]:
-        """The lines shown before the yes/no question."""
-        lines = [f"The workspace {self.workspace} has its own settings that can weaken safety:"]
+        """The lines shown before the yes/no question: every setting in full, long ones wrapped (the
+        user approves exactly what runs), the repository's text escaped (it cannot move the cursor)."""
+        workspace = safe_text(str(self.workspace), keep_newlines=False)
+        lines = [f"The workspace {workspace} has its own settings that can weaken safety:"]
         for label, keys in self.settings.items():
             for key, value in keys.items():
-                shown = json.dumps(value, ensure_ascii=False)
-                lines.append(f"  {label}: {key} = {shown if len(shown) <= 90 else shown[:89] + '…'}")
+                shown = f"{label}: {key} = {json.dumps(value, ensure_ascii=False)}"
+                lines += SETTING_WRAP.wrap(safe_text(shown, keep_newlines=False))
         lines.append(
             "They come from the repository. Trust this workspace? They then apply, now and in later "
             "sessions, until they change."
@@ -98,10 +107,11 @@ class TrustRequest:
         return lines
 
     def ignored_warning(self) -> str:
-        """The one line an untrusted workspace gets."""
+        """The one line an untrusted workspace gets (the repository's key names escaped)."""
         parts = [f"{', '.join(keys)} ({label})" for label, keys in self.settings.items()]
+        ignored = safe_text("; ".join(parts), keep_newlines=False)
         return (
-            f"not trusted, so ignored: {'; '.join(parts)}. To trust this workspace, answer yes when an "
+            f"not trusted, so ignored: {ignored}. To trust this workspace, answer yes when an "
             f"interactive session here asks, or pass --trust-project ({TRUST_ENV}=1)."
         )
 

@@ -185,3 +185,16 @@ def test_slash_doctor_reports_the_sessions_own_mcp_servers(tmp_path):
         manager.close()
     [line] = [line for line in session.said if "MCP basic" in line]
     assert line.startswith("  PASS  MCP basic") and "connected, 2 tools" in line
+
+
+def test_doctor_escapes_the_repositorys_text_in_its_warnings(tmp_path, capsys):
+    servers = {
+        "x\x1b[1A\x1b[2Kok": {"command": "true"},
+        "\u202eevil": {"command": "${VLLM_BOT_TEST_UNSET_VARIABLE}"},
+    }
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    main(["doctor", "--workspace", str(tmp_path), "--base-url", "http://127.0.0.1:9/v1"])
+    err = capsys.readouterr().err
+    assert "not trusted, so ignored: mcpServers.x\\x1b[1A\\x1b[2Kok (.mcp.json)" in err
+    assert "MCP server \\u202eevil skipped" in err
+    assert "\x1b" not in err and "\u202e" not in err

@@ -136,3 +136,17 @@ def test_junk_on_stdout_in_a_headless_run_is_one_warning_line(tmp_path):
         "warning: MCP server junk: it wrote a line on stdout that is not an MCP message (ignored) "
         f"(see {tmp_path}/.vllm-bot/mcp/junk.log)"
     ]
+
+
+def test_mcp_list_escapes_the_repositorys_text_in_its_warnings(tmp_path):
+    """Server names from a `.mcp.json` reach stderr as escapes: they cannot move the cursor or erase a
+    line (the untrusted server's warning, and the one of a server skipped for an unset variable)."""
+    servers = {
+        "x\x1b[1A\x1b[2Kok": {"command": "true"},
+        "\u202eevil": {"command": "${VLLM_BOT_TEST_UNSET_VARIABLE}"},
+    }
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    done = cli("mcp", "list", "--workspace", str(tmp_path), cwd=tmp_path)
+    assert "not trusted, so ignored: mcpServers.x\\x1b[1A\\x1b[2Kok (.mcp.json)" in done.stderr
+    assert "MCP server \\u202eevil skipped" in done.stderr
+    assert "\x1b" not in done.stderr and "\u202e" not in done.stderr

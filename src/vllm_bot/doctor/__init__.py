@@ -39,13 +39,14 @@ def run(args: argparse.Namespace) -> int:
 
     from ..cliargs import overrides_from, resolve_workspace, trust_policy
     from ..config import load_config
+    from ..printable import safe_text
 
     workspace = resolve_workspace(args.workspace)
     config = load_config(
         args.config, overrides=overrides_from(args), workspace=workspace, trust=trust_policy(args)
     )
     for warning in config.provenance.warnings:
-        print(f"vllm-bot: {warning}", file=sys.stderr)
+        print(f"vllm-bot: {safe_text(warning)}", file=sys.stderr)
     return diagnose(config, json_output=args.output_format == "json", mcp_rows=mcp_rows(config, args))
 
 

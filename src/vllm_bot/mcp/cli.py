@@ -30,12 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..cliargs import resolve_workspace, trust_policy
     from ..config import load_config
+    from ..printable import safe_text
     from .report import mcp_report, status_lines
 
     workspace = resolve_workspace(args.workspace)
     config = load_config(args.config, workspace=workspace, trust=trust_policy(args))
     for warning in config.provenance.warnings:
-        print(f"vllm-bot: {warning}", file=sys.stderr)
+        print(f"vllm-bot: {safe_text(warning)}", file=sys.stderr)
     rows = mcp_report(config, workspace)
     if args.json:
         print(json.dumps(rows, indent=2))

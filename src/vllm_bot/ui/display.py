@@ -5,33 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..calls import ToolCall, ToolResult
+from ..printable import safe_text
 from ..tools.capture import clean_terminal_text
 from ..tools.context import count_lines, human_size, plural
 
-# Bidi controls can make a command read differently from what runs ("Trojan Source").
-_BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_INVISIBLE = set("\u200b\u200c\u200d\u2060\ufeff")
 T = TypeVar("T")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def safe_text(text: str, *, keep_newlines: bool = True) -> str:
-    """`text` with control, bidi and invisible characters shown as escapes (`\\x1b`, `\\u202e`)."""
-    out: list[str] = []
-    for ch in text:
-        if (ch == "\n" and keep_newlines) or ch == "\t":
-            out.append(ch)
-        elif ch in _BIDI or ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cs"):
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def shown_output(text: str) -> str:

@@ -64,7 +64,7 @@ class PlainUI:
         elif isinstance(event, ModeSwitched):
             self._err(f"note: function calling is off for this session: {event.reason}\n      {event.hint}")
         elif isinstance(event, Notice):
-            self._err(f"{event.level}: {event.message}")
+            self._err(f"{event.level}: {safe_text(event.message)}")
         elif isinstance(event, TaskFinished) and self.stream_text:
             if event.reason == "interrupted":
                 self._err("Interrupted.")
