@@ -150,3 +150,12 @@ def test_mcp_list_escapes_the_repositorys_text_in_its_warnings(tmp_path):
     assert "not trusted, so ignored: mcpServers.x\\x1b[1A\\x1b[2Kok (.mcp.json)" in done.stderr
     assert "MCP server \\u202eevil skipped" in done.stderr
     assert "\x1b" not in done.stderr and "\u202e" not in done.stderr
+
+
+def test_mcp_list_escapes_what_a_failing_server_wrote(tmp_path):
+    """A server's stderr quoted in its error line reaches the terminal as escapes, not as codes."""
+    noisy = {"command": "sh", "args": ["-c", "printf '\\033[2Jboom\\n' >&2; exit 1"]}
+    config = write_config(tmp_path, {"mcp": {"servers": {"noisy": noisy}}})
+    done = cli("mcp", "list", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
+    out = done.stdout + done.stderr
+    assert "its stderr ends: \\x1b[2Jboom" in out and "\x1b" not in out

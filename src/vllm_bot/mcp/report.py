@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..printable import safe_text
 from ..tools.context import plural
 from .connection import target
 from .logs import has_content
@@ -94,7 +95,7 @@ def status_lines(rows: list[dict[str, Any]], *, with_tools: bool = True) -> list
         if row["prompts"]:
             lines.append(f"  prompts: {' '.join(row['prompts'])}")
         lines.extend(f"  skipped {reason}" for reason in row["skipped"])
-    return lines
+    return [safe_text(line) for line in lines]  # names and errors come from config files and servers
 
 
 def _summary(row: dict[str, Any]) -> str:
