@@ -77,6 +77,16 @@ def test_an_untrusted_project_cannot_weaken_safety(tmp_path):
     assert cfg.provenance.trust == "not trusted"
 
 
+def test_an_untrusted_project_cannot_keep_files_out_of_the_snapshots(tmp_path):
+    """Undo restores what snapshots hold: a repository may not narrow them before it is trusted."""
+    ws = tmp_path / "ws"
+    put(ws / ".vllm-bot" / "config.json", {"git": {"private_excludes": ["*"], "max_file_mb": 1}})
+    cfg = load_config(env={}, workspace=ws, trust=TrustPolicy())
+    assert "*" not in cfg.git.private_excludes and cfg.git.max_file_mb == 50
+    [warning] = cfg.provenance.warnings
+    assert "git.private_excludes" in warning and "git.max_file_mb" in warning
+
+
 def test_trust_is_asked_once_remembered_and_asked_again_when_the_settings_change(tmp_path):
     ws = tmp_path / "ws"
     unsafe_project(ws)

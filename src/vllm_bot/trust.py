@@ -38,6 +38,8 @@ SAFETY_KEYS = (
     "vllm.base_url",  # where the code, the conversation and the API key are sent
     "system_prompt.template",  # a file read from anywhere on disk into the prompt
     "git.checkpoints",  # the snapshots undo needs
+    "git.private_excludes",  # untracked files they leave out ("*" would leave out every one)
+    "git.max_file_mb",  # and by size (1 would leave out most)
     "git.auto_commit",  # commits in the user's repository
 )
 

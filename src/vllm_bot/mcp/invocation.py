@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 POLL = 0.05  # seconds between looks at the cancel event and the progress queue
-CANCEL_GRACE = 2.0  # seconds for the cancellation (and its notification) to go out
+CANCEL_GRACE = 0.8  # at most this long for a cancellation to go out: the prompt is back within a second
 LOOP_GRACE = 5.0  # seconds past the hard cap before we stop waiting for the loop thread itself
 
 Work = Callable[[Callable[[float, float | None, str | None], Awaitable[None]]], Awaitable[Any]]
