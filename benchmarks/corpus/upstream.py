@@ -1,4 +1,20 @@
-"""Held-out cases for the newer vLLM tool-call families, transcribed from vLLM's own parser tests.
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: Copyright contributors to the vLLM project
+#
+# Third-party benchmark data. The model outputs, expected calls and tool sets below are
+# transcribed and adapted from the parser test suites of vLLM (https://github.com/vllm-project/vllm),
+# licensed under the Apache License, Version 2.0 (https://www.apache.org/licenses/LICENSE-2.0;
+# the same text as this repository's LICENSE). Sources: the vllm-project/vllm test files named per
+# family below, under tests/tool_parsers/, tests/tool_use/ and tests/parser/engine/ (none of these
+# families' tests is under the older tests/entrypoints/openai/tool_parsers/).
+# Changes made here: each case is rewritten into corpus (a)'s shape (id, family, text, expected
+# calls, tool set); tools are re-expressed with _fn/_typed, and typed from the expectations where
+# the upstream test offers none; the malformed, truncated and unknown-tool tests are left out
+# (see below). Benchmark data only: make_families.py copies it into families.yaml for
+# bench_parsing_corpus.py; the test suite (tests/) never reads it.
+
+"""Held-out cases for the newer vLLM tool-call families, transcribed from vLLM's own parser tests
+(attribution and license: the header above).
 
 Each case is a model output one of vLLM's parser tests feeds in, with the calls that test expects
 (name and arguments), in corpus (a)'s shape. Written from the upstream sources only (the test
