@@ -159,3 +159,23 @@ def test_mcp_list_escapes_what_a_failing_server_wrote(tmp_path):
     done = cli("mcp", "list", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
     out = done.stdout + done.stderr
     assert "its stderr ends: \\x1b[2Jboom" in out and "\x1b" not in out
+
+
+def test_junk_on_a_servers_stdout_in_doctor_is_a_warning_and_no_traceback(tmp_path):
+    from doctor_model import ideal_model
+
+    junk = stdio_json("flaky", env={"FLAKY_JUNK": "1"})
+    config = write_config(tmp_path, {"mcp": {"servers": {"junk": junk}}})
+    with FakeVLLM(auto_reply=ideal_model()) as server:
+        done = cli(
+            "doctor",
+            "--config",
+            config,
+            "--base-url",
+            server.base_url,
+            "--workspace",
+            str(tmp_path),
+            cwd=tmp_path,
+        )
+    assert "Traceback" not in done.stdout + done.stderr and "Failed to parse" not in done.stdout + done.stderr
+    assert "MCP junk" in done.stdout and "it wrote a line on stdout that is not an MCP message" in done.stdout

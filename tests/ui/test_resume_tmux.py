@@ -28,6 +28,7 @@ def test_a_session_opens_with_the_server_down_and_connects_when_a_task_is_sent(t
         ("/help", "List the commands"),
         ("/resume", "No saved sessions"),
         ("/model", "Cannot reach"),
+        ("/doctor", "Verdict: the agent cannot work with this server"),
     ]:
         term.type(command)
         term.keys("Enter")
