@@ -145,7 +145,7 @@ SYSCALLS = [  # name, (x86_64, aarch64), arguments, errno inside the sandbox
     ("init_module", (175, 105), [0, 0, 0], "EPERM"), ("finit_module", (313, 273), [-1, 0, 0], "EPERM"),
     ("delete_module", (176, 106), [0, 0], "EPERM"), ("reboot", (169, 142), [0, 0, 0, 0], "EPERM"),
     ("swapon", (167, 224), [0, 0], "EPERM"), ("swapoff", (168, 225), [0], "EPERM"),
-    ("clock_settime", (227, 112), [-1, 0], "EPERM"), ("acct", (163, 89), [0], "EPERM"),
+    ("clock_settime", (227, 112), [-1, 0], "EPERM"), ("acct", (163, 89), [-1], "EPERM"),
     ("syslog", (103, 116), [10, 0, 0], "EPERM"), ("bpf", (321, 280), [-1, 0, 0], "EPERM"),
     ("perf_event_open", (298, 241), [0, 0, -1, -1, 0], "EPERM"), ("userfaultfd", (323, 282), [1], "EPERM"),
     ("open_by_handle_at", (304, 265), [-1, 0, 0], "EPERM"), ("keyctl", (250, 219), [0, -3, 0], "EPERM"),
