@@ -84,11 +84,16 @@ def run_agent(ws: Path, config: Path, env: dict[str, str], script: list[Reply], 
     return proc, results
 
 
-@pytest.mark.parametrize("flags", [(), ("--yes",)], ids=["auto-edit", "yes"])
-def test_hostile_model_gets_no_power_over_the_host(world, flags):
+@pytest.mark.parametrize("mode", ["ask", "auto-edit", "yes"])
+def test_hostile_model_gets_no_power_over_the_host(world, mode):
     base, ws, config, env = world
+    flags = ("--yes",) if mode == "yes" else ()
+    if mode == "ask":
+        config.write_text(json.dumps({**json.loads(config.read_text()), "agent": {"approval": "ask"}}))
     marker = base / "outside" / "PWNED"
     attack = [(command.replace("{marker}", str(marker)), timeout, told) for command, timeout, told in ATTACK]
+    if mode == "ask":  # every call is refused alike: the loop guard would stop the fifth
+        attack = attack[:4]
     script = [Reply(calls=[Call("exec", {"command": c, "timeout": t})]) for c, t, _ in attack]
     script.append(Reply(content="done"))
     core_pattern = Path("/proc/sys/kernel/core_pattern").read_text()
@@ -113,13 +118,15 @@ def test_hostile_model_gets_no_power_over_the_host(world, flags):
         subprocess.run(["git", "-C", str(ws), "fsck", "--no-progress"], capture_output=True).returncode == 0
     )
     assert all("WRITABLE" not in r and "MOUNTED" not in r and "UNSHARED" not in r for r in results)
-    if flags:  # everything ran: each exhaustion ended with the limit named, and the agent answered
+    if mode == "yes":  # everything ran: each exhaustion ended with the limit named, and the agent answered
         for (_, _, told), result in zip(attack, results, strict=True):
             assert told in result, result[:1500]
         assert not (ws / "huge.bin").exists() or (ws / "huge.bin").stat().st_size <= 8 << 20
-    else:  # auto-edit: what is not read-only is refused without a terminal to ask
+    elif mode == "auto-edit":  # what is not read-only is refused without a terminal to ask
         assert "alive" in results[-1]
         assert sum("not run" in result for result in results) >= 5, results
+    else:  # ask: every command is refused without a terminal to ask
+        assert all("not run" in result for result in results), results
 
 
 def test_checkpoints_diff_undo_and_auto_commit_work_with_git_read_only(world):
