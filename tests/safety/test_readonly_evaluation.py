@@ -111,10 +111,24 @@ def test_plain_tests_stay_read_only(line: str):
         "pushd sub && git diff",
         "git status; cd sub",
         "popd; git show",
+        "cd sub || true; git status",
+        "cd -- sub && git log -1",
+        "cd ./sub/ && git diff --stat",
+        "cd sub/inner/.. && git status --short",
+        "cd $DIR && git status",
+        "cd ~ && git log",
+        "cd .. && git status",
+        "(cd sub && git status)",
+        "{ cd sub; git status; }",
+        "echo $(cd sub && git log)",
+        "cat <(cd sub && git diff)",
+        "cd sub | git status",
+        "pushd sub; git blame x.py",
+        "cd sub && git rev-parse HEAD",
+        "cd sub && git ls-files",
     ],
 )
 def test_git_after_a_change_of_directory_is_not_read_only(line: str):
     """A planted repository in a subdirectory (breach 3) would run its config's commands."""
-    reason = str(why_not_read_only(line))
-    assert "another repository" in reason or "`pushd`" in reason or "`popd`" in reason
+    assert why_not_read_only(line) is not None
     assert in_auto_edit(line) == "ask"
