@@ -130,5 +130,6 @@ def test_plain_tests_stay_read_only(line: str):
 )
 def test_git_after_a_change_of_directory_is_not_read_only(line: str):
     """A planted repository in a subdirectory (breach 3) would run its config's commands."""
-    assert why_not_read_only(line) is not None
+    reason = str(why_not_read_only(line))
+    assert "another repository" in reason or "`pushd`" in reason or "`popd`" in reason
     assert in_auto_edit(line) == "ask"
