@@ -142,6 +142,9 @@ class McpConfig:
     timeout: float = ranged(60.0, above=0)  # seconds for one tool call (a server may override it)
     startup_timeout: float = ranged(30.0, above=0)  # seconds to start a server and list its tools
     max_call_time: float = ranged(600.0, above=0)  # a call reporting progress outlives timeout up to this
+    # An HTTP server that went away while idle is noticed by a ping this often (0: only at the next
+    # call); a stdio server's exit is noticed at once without one.
+    ping_interval: float = ranged(30.0, low=0)
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """The MCP manager against real servers written with the SDK, over stdio and HTTP."""
 
 import sys
+import time
 
 import pytest
-from mcp_support import free_port, start_http_server, stdio
+from mcp_support import free_port, start_http_server, stdio, wait_until
 
 from vllm_bot.config import McpConfig, McpServerConfig
 from vllm_bot.mcp.manager import McpManager
@@ -213,3 +214,31 @@ def test_unwritable_log_directory_is_a_warning_not_a_hang(tmp_path):
         assert notices[1] == "MCP server gone is not available: command not found: /nonexistent/x"
     finally:
         m.close()
+
+
+def test_an_http_server_gone_while_idle_is_noticed_by_its_ping(tmp_path):
+    port = free_port()
+    proc = start_http_server(port)
+    server = McpServerConfig(url=f"http://127.0.0.1:{port}/mcp")
+    pinged = McpManager(McpConfig(servers={"web": server}, ping_interval=0.2), tmp_path / "a")
+    unpinged = McpManager(McpConfig(servers={"web": server}, ping_interval=0), tmp_path / "b")
+    for m in (pinged, unpinged):
+        m.start()
+    try:
+        assert pinged.wait(60) and unpinged.wait(60)
+        time.sleep(1)  # several pings answered: still connected
+        assert pinged.snapshot()[0].status == "connected" and pinged.take_notices() == []
+        proc.kill()
+        proc.wait(10)
+        # Nobody calls anything: the ping notices, the restart is tried once and fails.
+        wait_until(lambda: pinged.snapshot()[0].status == "failed")
+        notices = [message for _, message in pinged.take_notices()]
+        assert any(n.startswith("MCP server web stopped (") and "restarting it" in n for n in notices), (
+            notices
+        )
+        assert unpinged.snapshot()[0].status == "connected"  # without the ping: seen at the next call
+    finally:
+        pinged.close()
+        unpinged.close()
+        if proc.poll() is None:
+            proc.kill()

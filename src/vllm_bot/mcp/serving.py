@@ -1,7 +1,8 @@
 """The loop thread's side of the MCP manager: connect a server, hold it open, follow its changes,
 notice when it goes, and restart it once.
 
-A server that stops unexpectedly (its process exited, even while idle, or its connection broke) is
+A server that stops unexpectedly (its process exited, even while idle, or its connection broke; an
+HTTP server that stops answering the ping sent every `mcp.ping_interval` seconds) is
 restarted after RESTART_DELAY seconds; one that stops again within RESTART_WINDOW stays stopped
 until the user restarts it (`/mcp restart NAME`). Everything here runs on the manager's event loop.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -25,6 +27,7 @@ from .state import McpPrompt, ServerState, configured_in, unknown_names
 
 RESTART_DELAY = 1.0  # seconds before a stopped server is started again
 RESTART_WINDOW = 60.0  # at most one automatic restart in this many seconds
+PING_TIMEOUT = 10.0  # seconds an HTTP server has to answer a ping
 Notice = Callable[[str, str], None]  # (level, message) for the user
 
 
@@ -188,12 +191,35 @@ class Supervisor:
         async with anyio.create_task_group() as group:
             if _modern(client) and _announces_changes(client):
                 group.start_soon(self._listen, state, client, log)
+            if state.config.url is not None and self.config.ping_interval > 0:
+                group.start_soon(self._ping, state, client)
             while not (state.closing or state.lost or state.restart_now):
                 await state.wake.wait()
                 state.wake = anyio.Event()
                 if state.relist or state.reprompt:
                     await self._refresh(state, client, log)
             group.cancel_scope.cancel()
+
+    async def _ping(self, state: ServerState, client: Any) -> None:
+        """An HTTP server has no process of ours to watch: ask it now and then whether it is there.
+        Protocol 2026-07-28 removed `ping`; there the question is a fresh tool listing (which also
+        brings in changes a server did not announce)."""
+        import anyio
+
+        modern = _modern(client)
+        if not modern:  # the SDK warns about `ping` on every use, onto the user's terminal
+            warnings.filterwarnings("ignore", message="ping is removed as of", module=__name__)
+        while True:
+            await anyio.sleep(self.config.ping_interval)
+            try:
+                with anyio.fail_after(PING_TIMEOUT):
+                    listing = await list_all_tools(client, fresh=True) if modern else await client.send_ping()
+            except Exception as e:  # boundary: any failure means the server is gone for us
+                reason = "no answer" if isinstance(e, TimeoutError) else describe_failure(e, state.config)
+                self.lose(state, f"it stopped answering pings ({reason})")
+                return
+            if modern:
+                self._relisted(state, listing)
 
     async def _listen(self, state: ServerState, client: Any, log: ServerLog) -> None:
         """2026-07-28 servers announce changes only on a `subscriptions/listen` stream."""
