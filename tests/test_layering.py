@@ -49,7 +49,7 @@ MAY_IMPORT = {
     "session": {"agent", "model", "tools", "safety", "history", "mcp", "ui", "parsing", "doctor"},
     "demo": {"session", "ui", "testing"},
     "batch": {"model", "ui", "history"},
-    "eval": {"batch", "ui"},
+    "eval": {"batch", "ui", "safety"},
     "app": {"session", "demo", "model", "mcp", "history", "doctor", "batch", "eval"},
 }
 # The shared vocabulary reads three pure-data modules of the wings (the tool declarations, for config
