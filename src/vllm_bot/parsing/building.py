@@ -85,7 +85,13 @@ class Builder:
     def __init__(self, definitions: list[dict[str, Any]]) -> None:
         self.definitions = definitions
         self.names = tool_names(definitions)
-        self._folded = {n.lower().replace("-", "_"): n for n in self.names}
+        # a loose spelling means a tool only when it means one (`Read` for `read`; not `a_b` for
+        # both `a-b` and `a_b`)
+        folded: dict[str, str | None] = {}
+        for n in self.names:
+            fold = n.lower().replace("-", "_")
+            folded[fold] = None if fold in folded else n
+        self._folded = {fold: n for fold, n in folded.items() if n is not None}
         self._examples: dict[str, str] = {}
 
     def known(self, raw_name: str) -> str | None:
@@ -104,12 +110,7 @@ class Builder:
         if name is not None:
             return name
         head, dot, tail = clean_name(raw_name).rpartition(".")
-        if not (dot and head and tail):
-            return None
-        matches = {n for n in self.names if n == tail} or {
-            n for n in self.names if n.lower().replace("-", "_") == tail.lower().replace("-", "_")
-        }
-        return matches.pop() if len(matches) == 1 else None
+        return self.known(tail) if dot and head and tail else None
 
     def schema(self, name: str) -> dict[str, Any]:
         definition = find_definition(self.definitions, name)
