@@ -66,7 +66,7 @@ class MountPoints:
         """Note `path`, which this session mounts on, if another live session made it (under the
         lock): that session then leaves it in place while this one uses it. A path nobody noted is
         the user's own, never removed."""
-        if path not in self._noted and _empty(path) and self._used_elsewhere(path):
+        if path not in self._noted and _empty(path) and path in self._others():
             self._note(path)
 
     def release(self) -> None:
@@ -74,7 +74,8 @@ class MountPoints:
         if not self.created:
             return
         with self.locked():
-            removed = [path for path in reversed(self.created) if not self._used_elsewhere(path)]
+            others = self._others()
+            removed = [path for path in reversed(self.created) if path not in others]
             for path in removed:
                 self._remove(path)
             self.created.clear()
@@ -86,8 +87,9 @@ class MountPoints:
         if not self._noted and not self.created:
             return
         with self.locked():
+            others = self._others()
             for path in reversed(list(self._noted)):
-                if not self._used_elsewhere(path):
+                if path not in others:
                     self._remove(path)
             self.created.clear()
             with contextlib.suppress(OSError):
@@ -115,9 +117,10 @@ class MountPoints:
         tmp.write_text("".join(f"{dev} {ino} {path}\n" for path, (dev, ino) in self._noted.items()))
         os.replace(tmp, note)
 
-    def _used_elsewhere(self, path: Path) -> bool:
+    def _others(self) -> set[Path]:
+        """The mount points other live sessions note (read once per decision, under the lock)."""
         notes = read_notes(self._notes())
-        return any(path in noted for name, noted in notes if name != self._name and _alive(name))
+        return {path for name, noted in notes if name != self._name and _alive(name) for path in noted}
 
     def _sweep(self) -> None:
         notes = read_notes(self._notes())
