@@ -111,7 +111,7 @@ def resume_command(out: Path) -> str:
             skip = True
         elif not arg.startswith("--output-dir="):
             args.append(arg)
-    return " ".join([program_name(), shlex.join(args), "--output-dir", shlex.quote(str(out.resolve()))])
+    return f"{program_name()} {shlex.join([*args, '--output-dir', str(out.resolve())])}"
 
 
 def run_suite(

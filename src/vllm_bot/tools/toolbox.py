@@ -65,11 +65,11 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         limits=limits,
     )
     executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
-    standby = executor.context.standby
-    ahead = standby is not None and confined
-    if standby is not None and confined:
-        standby.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
-    executor.context.after_command = _after_command(Tripwire.for_workspace(workspace), sandbox, ahead)
+    ahead = executor.context.standby if confined else None
+    if ahead is not None:
+        ahead.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
+    tripwire = Tripwire.for_workspace(workspace)
+    executor.context.after_command = _after_command(tripwire, sandbox, ahead is not None)
     return Toolbox(executor, sandbox, status, limits)
 
 
