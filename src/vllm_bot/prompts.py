@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import string
 from pathlib import Path
 from typing import Any
 
 from .config import SystemPromptConfig
-from .statedir import atomic_write, user_state_dir
 from .tools.definitions import signature
 
 
@@ -42,29 +39,8 @@ def load_yaml(text: str) -> Any:
 
 
 def read_yaml(path: Path) -> Any:
-    """The data of a YAML file; raises OSError or YamlError. The system prompt and the model profiles
-    are read on the way to the first request, where importing PyYAML alone was 6% of the work
-    (91 M of 1.5 G instructions): so the data is also kept as JSON in our state dir, one file per
-    source path with the size and modification time it was read at, and read from there while the
-    source is unchanged. Data JSON cannot hold as it is (dates, numbers as keys) is parsed each time."""
-    stat = path.stat()
-    stamp = [stat.st_size, stat.st_mtime_ns]
-    name = hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:32]
-    kept = user_state_dir(create=False) / "cache" / "yaml" / f"{name}.json"
-    try:
-        entry = json.loads(kept.read_text(encoding="utf-8"))
-        if entry["stamp"] == stamp:
-            return entry["data"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    data = load_yaml(path.read_text(encoding="utf-8"))
-    try:
-        text = json.dumps({"stamp": stamp, "data": data}, ensure_ascii=False)
-        if json.loads(text)["data"] == data:
-            atomic_write(kept, text)
-    except (TypeError, ValueError, OSError):
-        pass  # not JSON data, or no state dir to keep it in: read from YAML next time too
-    return data
+    """The data of a YAML file; raises OSError or YamlError."""
+    return load_yaml(path.read_text(encoding="utf-8"))
 
 
 def load_template(name: str, required: str = "system") -> dict[str, str]:
