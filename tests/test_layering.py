@@ -50,7 +50,7 @@ MAY_IMPORT = {
     "demo": {"session", "ui", "testing"},
     "batch": {"model", "ui", "history"},
     "eval": {"batch", "ui", "safety"},
-    "app": {"session", "demo", "model", "mcp", "history", "doctor", "batch", "eval"},
+    "app": {"session", "demo", "mcp", "history", "doctor", "batch", "eval"},
 }
 # The shared vocabulary reads three pure-data modules of the wings (the tool declarations, for config
 # validation and the text-mode prompt; the MCP name rules, for config validation; the Claude-style

@@ -150,9 +150,6 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
 
 def run_session(args: argparse.Namespace) -> int:
-    from .model import warmup
-
-    warmup.start()  # the openai SDK imports while the session starts and the prompt appears
     from .config import load_config
     from .session import Session, ask_trust
 
