@@ -1,5 +1,6 @@
 """The DEBUG trace through `python cli.py -p --debug` and the fake vLLM server (issue 16): it records the
-exact JSON body each chat request carried, and the /tokenize and /metrics calls, never the API key."""
+exact JSON body each chat request carried, and every other request (/v1/models, /tokenize, /metrics)
+the same way, never the API key."""
 
 import json
 
@@ -33,7 +34,7 @@ def test_the_trace_records_each_body_as_sent_and_the_side_endpoints(tmp_path):
     assert bodies == sent  # what the server received, extra_body fields (top_k, …) at the top level
     assert "top_k" in bodies[0] and "extra_body" not in bodies[0]
     calls = [r["data"] for r in records if r["kind"] == "http"]
-    assert {c["url"].rsplit("/", 1)[-1] for c in calls} == {"tokenize", "metrics"}
+    assert {c["url"].rsplit("/", 1)[-1] for c in calls} == {"models", "tokenize", "metrics"}
     tokenize = next(c for c in calls if c["url"].endswith("/tokenize"))
     assert (
         tokenize["status"] == 200

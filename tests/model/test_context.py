@@ -13,6 +13,7 @@ from vllm_bot.events import Notice
 from vllm_bot.model.client import ModelClient
 from vllm_bot.model.context import render_transcript, shrink_results
 from vllm_bot.model.profiles import Profile
+from vllm_bot.model.server import Server
 from vllm_bot.model.tokens import TokenCounter
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Reply, count_tokens
@@ -59,10 +60,10 @@ def test_max_tokens_fits_the_window():
 
 def test_tokenize_endpoint_counts_and_usage_calibrates_overhead():
     with FakeVLLM([Reply(content="ok")]) as server:
-        counter = TokenCounter(server.base_url, server.model)
+        counter = TokenCounter(Server(server.base_url), server.model)
         assert counter.count_text("hello world, again") == count_tokens("hello world, again")
         assert counter.available is True
-    no_server = TokenCounter("http://127.0.0.1:9/v1")
+    no_server = TokenCounter(Server("http://127.0.0.1:9/v1"))
     assert no_server.count_text("x" * 300) == 101 and no_server.available is False
     no_server.calibrate([{"role": "user", "content": "x" * 400}], None, 104)
     assert 3.0 < no_server.chars_per_token < 4.0  # moved toward the measured 400 / (104 - 4)
@@ -70,7 +71,7 @@ def test_tokenize_endpoint_counts_and_usage_calibrates_overhead():
 
 def test_token_counts_are_cached_without_keeping_the_texts():
     with FakeVLLM([]) as server:
-        counter = TokenCounter(server.base_url, server.model)
+        counter = TokenCounter(Server(server.base_url), server.model)
         counter.count_text("warm up the connection")
         tracemalloc.start()
         try:
@@ -88,7 +89,7 @@ def test_token_counts_are_cached_without_keeping_the_texts():
 
 def test_token_cache_drops_the_least_recently_used_count():
     with FakeVLLM([]) as server:
-        counter = TokenCounter(server.base_url, server.model)
+        counter = TokenCounter(Server(server.base_url), server.model)
         counter.cache_size = 2
         for text in ("one", "two", "one", "three"):  # "two" is the least recently used
             counter.count_text(text)

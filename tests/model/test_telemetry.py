@@ -8,6 +8,7 @@ from vllm_bot.config import TelemetryConfig, VllmConfig
 from vllm_bot.conversation import Conversation
 from vllm_bot.events import CallsDetected, FirstToken, TelemetryReported, TextDelta, TurnFinished, to_json
 from vllm_bot.model.client import ModelClient
+from vllm_bot.model.server import Server
 from vllm_bot.model.telemetry import ServerLoad, Telemetry, for_session, parse_metrics, scrape
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply, metrics_page
@@ -159,9 +160,9 @@ def test_explanations(load, text):
 
 def test_scrape_over_http():
     with FakeVLLM([], metrics=BUSY) as server:
-        assert scrape(server.base_url, model=server.model) == ServerLoad(8.0, 3.0, 0.97)
+        assert scrape(Server(server.base_url), model=server.model) == ServerLoad(8.0, 3.0, 0.97)
     with FakeVLLM([]) as server:
-        assert scrape(server.base_url) is None  # 404
+        assert scrape(Server(server.base_url)) is None  # 404
 
 
 def test_empty_telemetry_views():

@@ -1,12 +1,10 @@
-"""TLS for the model client (model/tls.py): over https the server's certificate is verified against
-the trusted CAs, which are loaded at the first TLS handshake and not when the client is made; an
-untrusted certificate is refused (fails closed); over plain http no CA is ever loaded. A real https
-server (the fake vLLM behind TLS, a certificate made with openssl), real requests, and whole
-`cli.py -p` runs."""
+"""TLS for the model client: over https the server's certificate is verified against the trusted
+CAs (the SDK's default: SSL_CERT_FILE / SSL_CERT_DIR, else the system's); an untrusted certificate is
+refused (fails closed) with the fix. A real https server (the fake vLLM behind TLS, a certificate
+made with openssl), real requests, and whole `cli.py -p` runs."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import ssl
@@ -14,14 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import openai
 import pytest
 
 from vllm_bot.config import VllmConfig
 from vllm_bot.conversation import Conversation
 from vllm_bot.errors import ServerUnreachable, untrusted_message
-from vllm_bot.model import sdk
 from vllm_bot.model.client import ModelClient
-from vllm_bot.model.tls import LazyTLSContext, lazy_context, trust_store
+from vllm_bot.model.server import Server
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Reply
 from vllm_bot.tools.definitions import TOOL_DEFINITIONS
@@ -50,51 +48,25 @@ def https_server(certificate: tuple[Path, Path], script: list[Reply]) -> FakeVLL
     return FakeVLLM(script, tls=context)
 
 
-def chat(client, model: str) -> str:
-    chat_sdk = sdk.load()
-    body = {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": True}
-    stream = client.post(
-        "/chat/completions", cast_to=chat_sdk.ChatCompletion, content=json.dumps(body).encode(),
-        options={}, stream=True, stream_cls=chat_sdk.ChunkStream,
-    )  # fmt: skip
-    return "".join((c["choices"][0]["delta"].get("content") or "") for c in stream if c.get("choices"))
+def chat(server: FakeVLLM) -> str:
+    """One streamed chat request through a new client (made now, so it reads the environment now)."""
+    body = {"model": server.model, "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    stream = Server(server.base_url).chat(body)
+    return "".join((c.choices[0].delta.content or "") for c in stream if c.choices)
 
 
-def new_client(base_url: str):
-    chat_sdk = sdk.load()
-    context = LazyTLSContext()
-    http = chat_sdk.HttpClient(base_url=base_url, verify=context)
-    return chat_sdk.OpenAI(base_url=base_url, api_key="EMPTY", max_retries=0, http_client=http), context
-
-
-def test_the_session_client_gets_a_lazy_context_and_plain_http_never_loads_the_cas():
-    assert isinstance(lazy_context(), LazyTLSContext)
-    client = sdk.client(base_url="http://127.0.0.1:9/v1", api_key="EMPTY", max_retries=0)
-    assert isinstance(client._client._transport._pool._ssl_context, LazyTLSContext)
-    with FakeVLLM([Reply(content="plain")]) as server:
-        client, context = new_client(server.base_url)
-        assert chat(client, server.model) == "plain"
-    assert not context.trusted and context.cert_store_stats()["x509_ca"] == 0
-
-
-def test_https_verifies_against_the_trusted_cas_loaded_at_the_first_handshake(certificate, monkeypatch):
+def test_https_verifies_against_the_trusted_cas(certificate, monkeypatch):
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
-    with https_server(certificate, [Reply(content="secure"), Reply(content="again")]) as server:
-        client, context = new_client(server.base_url)
-        assert not context.trusted  # nothing loaded when the client was made
-        assert chat(client, server.model) == "secure"
-        assert context.trusted and context.cert_store_stats()["x509_ca"] == 1
-        assert chat(client, server.model) == "again"
-    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    with https_server(certificate, [Reply(content="secure")]) as server:
+        assert chat(server) == "secure"
 
 
 def refusal(certificate: tuple[Path, Path]) -> tuple[str, list]:
     """What a chat request to the https server fails with (its causes' text), and what the server
     received meanwhile."""
     with https_server(certificate, [Reply(content="never")]) as server:
-        client, _ = new_client(server.base_url)
-        with pytest.raises(sdk.load().APIConnectionError) as caught:
-            chat(client, server.model)
+        with pytest.raises(openai.APIConnectionError) as caught:
+            chat(server)
     return repr(caught.value.__cause__) + repr(caught.value.__context__), server.requests
 
 
@@ -108,7 +80,6 @@ def test_an_untrusted_certificate_is_refused(certificate, monkeypatch):
 
 def test_with_no_trust_store_at_all_nothing_is_trusted(certificate, monkeypatch, tmp_path):
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
-    assert trust_store() == (None, None)  # trusts nothing, like OpenSSL's own lookup
     refused, requests = refusal(certificate)
     assert "CERTIFICATE_VERIFY_FAILED" in refused
     assert requests == []

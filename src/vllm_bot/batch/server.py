@@ -14,7 +14,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from ..model.endpoints import call
+from ..model.server import Server
 
 GENERATED = "vllm:generation_tokens"
 QUERIES = "vllm:prefix_cache_queries"
@@ -47,8 +47,7 @@ class ServerWatch:
     WINDOW = 5  # samples the speed is measured over
 
     def __init__(self, base_url: str, api_key: str | None, interval: float = 2.0) -> None:
-        self.base_url = base_url
-        self.api_key = api_key
+        self.server = Server(base_url, api_key)
         self.interval = interval
         self.first: Sample | None = None
         self.recent: deque[Sample] = deque(maxlen=self.WINDOW)
@@ -72,7 +71,7 @@ class ServerWatch:
             self.sample()
 
     def sample(self) -> Sample | None:
-        answer = call(self.base_url, "/metrics", api_key=self.api_key, timeout=2.0)
+        answer = self.server.get("/metrics", timeout=2.0)
         values = counters(answer.body) if answer.ok else {}
         if GENERATED not in values:
             return None

@@ -10,7 +10,6 @@ from ..config import Config
 from ..errors import ModelServerError
 from ..model.capabilities import CapabilityCache, Remembered
 from ..model.client import ModelClient
-from ..model.endpoints import call
 from ..model.profiles import Profile, describe, resolve
 from .knowledge import Family, Knowledge, knowledge
 from .mcp_checks import mcp_checks
@@ -74,9 +73,11 @@ class Doctor:
         return check
 
     def _get(self, path: str, payload: dict[str, Any] | None = None) -> Any:
-        vllm = self.config.vllm
-        return call(
-            vllm.base_url, path, payload=payload, api_key=vllm.api_key, timeout=vllm.connect_timeout + 5
+        server, timeout = self.client.server, self.config.vllm.connect_timeout + 5
+        return (
+            server.get(path, timeout=timeout)
+            if payload is None
+            else server.post(path, payload, timeout=timeout)
         )
 
     # -- no GPU time ----------------------------------------------------------------------------
@@ -135,7 +136,7 @@ class Doctor:
     ) -> Outcome:
         settings = (profile or self.profile).request_params()
         params = request_params(self.client.model, probe, system, settings, native)
-        outcome = send(self.client.sdk, params, stream)
+        outcome = send(self.client.server, params, stream)
         if stream:
             self.streamed.append(outcome)
         return outcome

@@ -123,18 +123,18 @@ def request_params(
     return params
 
 
-def send(sdk: Any, params: dict[str, Any], stream: bool) -> Outcome:
-    """Send one request; HTTP and in-stream errors become an Outcome, never an exception."""
-    from ..errors import ModelServerError
-    from ..model.sdk import load
-    from ..model.server_errors import _status_message
+def send(server: Any, params: dict[str, Any], stream: bool) -> Outcome:
+    """Send one request through a model.server.Server; HTTP and in-stream errors become an Outcome,
+    never an exception."""
+    import openai
 
-    openai = load()
+    from ..errors import ModelServerError
+    from ..model.server_errors import _status_message
 
     try:
         if stream:
-            return _streamed(sdk, params)
-        return _whole(sdk.chat.completions.create(**params, stream=False))
+            return _streamed(server, params)
+        return _whole(server.chat({**params, "stream": False}))
     except openai.APIStatusError as e:
         return Outcome(e.status_code, stream, error=_status_message(e))
     except openai.APIConnectionError as e:
@@ -146,7 +146,7 @@ def send(sdk: Any, params: dict[str, Any], stream: bool) -> Outcome:
 REASONING_KEYS = ("reasoning", "reasoning_content")
 
 
-def _streamed(sdk: Any, params: dict[str, Any]) -> Outcome:
+def _streamed(server: Any, params: dict[str, Any]) -> Outcome:
     fields: list[str] = []
 
     def watch(chunk: Any) -> None:
@@ -155,7 +155,7 @@ def _streamed(sdk: Any, params: dict[str, Any]) -> Outcome:
             extra = getattr(delta, "model_extra", None) or {}
             fields.extend(k for k in REASONING_KEYS if (_get(delta, k) or extra.get(k)) and k not in fields)
 
-    stream = sdk.chat.completions.create(**params, stream=True, stream_options={"include_usage": True})
+    stream = server.chat({**params, "stream": True, "stream_options": {"include_usage": True}})
     try:
         reply = consume(stream, ignore, watch)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model.endpoints import HttpAnswer
+from ..model.server import HttpAnswer
 from ..model.telemetry import parse_metrics
 from .report import Check
 

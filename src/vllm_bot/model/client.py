@@ -22,17 +22,15 @@ from ..events import Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFini
 from .context import ContextManager, overflow_message
 from .forced import forced, settle, tools_and_choice
 from .profiles import Profile, keep_reasoning
-from .request import BodyEncoder, post_chat
 from .retry import Retrier, RetryPolicy
-from .sdk import client as sdk_client
-from .sdk import load as load_sdk
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
 from .tokens import TokenCounter
 from .trace import Trace
 from .watchdog import DeadlineReached, with_deadlines
-from .wire import WireMessages, to_messages
+from .wire import to_messages
 
 if TYPE_CHECKING:
+    from .server import Server
     from .streaming import RawReply
 
 # The modules that read a reply (streaming.py, replies.py and the parsers under them, ~25 ms to import
@@ -74,7 +72,17 @@ class ModelClient:
         self.answered = False  # has the server answered once since start?
         self.model = config.model
         self.models: list[ModelInfo] = []
-        self.counter = TokenCounter(config.base_url, None if config.model == "auto" else config.model)
+        from .server import Server  # the openai SDK: imported when a client is made, not with this module
+
+        self.server: Server = Server(
+            config.base_url,
+            config.api_key,
+            # The socket read timeout stays a little longer than our own first-token and idle
+            # deadlines (watchdog.py), so a stall is always reported as the stall it is.
+            timeout=max(config.timeout, config.stream_idle_timeout) + 10,
+            connect_timeout=config.connect_timeout,
+        )
+        self.counter = TokenCounter(self.server, None if config.model == "auto" else config.model)
         self.trace = trace
         self.context = ContextManager(
             context or ContextConfig(),
@@ -91,9 +99,6 @@ class ModelClient:
         )
         self.compact_prompt = compact_prompt or _default_compact_prompt
         self.profile: Profile | None = None  # the model's profile (profiles.resolve), set after connecting
-        self._sdk: Any = None
-        self.wire = WireMessages()  # the messages already sent, reused for the next request
-        self.encoder = BodyEncoder()  # their JSON, reused likewise
 
     @property
     def trace(self) -> Trace | None:
@@ -101,41 +106,21 @@ class ModelClient:
 
     @trace.setter
     def trace(self, trace: Trace | None) -> None:
-        """The DEBUG trace of every request (chat, /tokenize); set when DEBUG is turned on."""
-        self._trace = self.counter.trace = trace
+        """The DEBUG trace of every request; set when DEBUG is turned on."""
+        self._trace = self.server.trace = trace
 
     # -- connection -----------------------------------------------------------------------------
 
-    @property
-    def sdk(self) -> Any:
-        if self._sdk is None:
-            self._sdk = sdk_client(
-                base_url=self.config.base_url,
-                api_key=self.config.api_key or "EMPTY",
-                # The socket read timeout stays a little longer than our own first-token and idle
-                # deadlines (watchdog.py), so a stall is always reported as the stall it is.
-                timeout=load_sdk().Timeout(
-                    max(self.config.timeout, self.config.stream_idle_timeout) + 10,
-                    connect=self.config.connect_timeout,
-                ),
-                max_retries=0,
-            )
-        return self._sdk
-
     def list_models(self) -> list[ModelInfo]:
-        """GET /v1/models (not a model request: no GPU time). Plain urllib, so start-up does not wait
-        for the openai SDK to import (warmup.py imports it in the background meanwhile)."""
-        from .endpoints import fetch, model_cards
+        """GET /v1/models (not a model request: no GPU time)."""
+        from .server import model_cards
 
-        url = self.config.base_url.rstrip("/") + "/models"
-        answer = fetch(url, api_key=self.config.api_key, timeout=self.config.connect_timeout + 10)
+        answer = self.server.get("models", timeout=self.config.connect_timeout + 10)
         cards = model_cards(answer, self.config.base_url, self.answered)
         self.answered = True
         self.models = [
             ModelInfo(str(c["id"]), c.get("root"), c.get("max_model_len")) for c in cards if c.get("id")
         ]
-        if self.trace:
-            self.trace.record("models", [m.__dict__ for m in self.models])
         return self.models
 
     def resolve_model(self) -> str:
@@ -220,20 +205,10 @@ class ModelClient:
                 self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
-        self,
-        conversation: Conversation,
-        definitions: list[dict[str, Any]],
-        native: bool,
-        *,
-        fresh: bool = False,
+        self, conversation: Conversation, definitions: list[dict[str, Any]], native: bool
     ) -> list[dict[str, Any]]:
-        """The request's messages; those of entries already sent are reused unless `fresh` (compaction
-        changes entries in place while it measures)."""
-        system = self.system_prompt(not native, definitions)
-        if fresh:
-            messages = to_messages(conversation, system)
-        else:
-            messages = self.wire.render(conversation, system, self.context.changes)
+        """The request's messages."""
+        messages = to_messages(conversation, self.system_prompt(not native, definitions))
         if self.profile is not None and self.profile.keep_reasoning:
             keep_reasoning(messages, conversation)
         return messages
@@ -244,7 +219,7 @@ class ModelClient:
         """Tokens of the next request as exactly as the server can count them (compaction, /tokens)."""
         native = self.function_calling if native is None else native
         return self.context.measure(
-            self._build(conversation, definitions, native, fresh=True), definitions if native else None
+            self._build(conversation, definitions, native), definitions if native else None
         )
 
     def _prepare(
@@ -335,7 +310,7 @@ class ModelClient:
         definitions: list[dict[str, Any]] | None = None,
     ) -> RawReply:
         """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
-        stream = post_chat(self.sdk, params, self.trace, self.encoder)
+        stream = self.server.chat(params)
         self.answered = True
         from .streaming import consume
 
@@ -353,7 +328,7 @@ class ModelClient:
         """Some model/parser pairs stream broken tool-call arguments; unstreamed, the request often parses."""
         emit(Notice("warning", "The server streamed broken tool-call arguments; asking again unstreamed."))
         plain = {k: v for k, v in params.items() if k not in ("stream", "stream_options")}
-        completion = post_chat(self.sdk, plain, self.trace)
+        completion = self.server.chat(plain)
         if self.trace:
             self.trace.record("response", completion)
         from .replies import broken_native_arguments

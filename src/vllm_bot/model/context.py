@@ -85,7 +85,6 @@ class ContextManager:
         self.max_output = max_output
         self.learned_window: int | None = None  # from the server's own context-length error
         self._told: int | None = None  # the limit a notice was last given for
-        self.changes = 0  # counts in-place cuts of results (wire.WireMessages renders anew after one)
 
     @property
     def window(self) -> int:
@@ -176,9 +175,7 @@ class ContextManager:
         if not isinstance(last, ToolResults) or not last.results:
             return 0
         each = self.result_budget_chars() // len(last.results)
-        clipped = _shrink_entry(last, each, CLIPPED_MARKER)
-        self.changes += bool(clipped)
-        return clipped
+        return _shrink_entry(last, each, CLIPPED_MARKER)
 
     # -- compaction -----------------------------------------------------------------------------
 
@@ -202,7 +199,6 @@ class ContextManager:
         if not under_budget():  # last resort: the turns before the newest one, harder
             result.shrunk += shrink_results(conversation, 1, chars // 4, under_budget)
         result.after = measure()
-        self.changes += 1
         return result
 
     def _transcript_chars(self) -> int:

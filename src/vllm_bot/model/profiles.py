@@ -168,5 +168,4 @@ def keep_reasoning(messages: list[dict[str, Any]], conversation: Any) -> None:
     assistant = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
     for (index, turn), at in zip(turns, assistant, strict=False):
         if index > start and turn.tool_calls and turn.reasoning:
-            # a copy: the message dicts are shared with the next requests (wire.WireMessages)
-            messages[at] = {**messages[at], "reasoning": turn.reasoning, "reasoning_content": turn.reasoning}
+            messages[at].update(reasoning=turn.reasoning, reasoning_content=turn.reasoning)

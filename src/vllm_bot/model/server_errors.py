@@ -37,9 +37,8 @@ def incomplete_reply(base_url: str) -> TransientServerError:
 
 @contextlib.contextmanager
 def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
-    from .sdk import load
+    import openai  # here: importing the session's modules loads no SDK (tests/test_ui_architecture.py)
 
-    openai = load()
     url = client.config.base_url
     try:
         yield
@@ -53,7 +52,7 @@ def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
         _record(client, e)
         if not client.answered:
             detail = "timed out" if isinstance(e, openai.APITimeoutError) else "connection failed"
-            untrusted = untrusted_message(url, _chain_text(e))
+            untrusted = untrusted_message(url, chain_text(e))
             raise ServerUnreachable(untrusted or unreachable_message(url, detail)) from None
         raise TransientServerError(f"Lost the connection to the server at {url}.") from None
     except openai.APIError as e:  # an error object inside a 200 stream
@@ -103,7 +102,7 @@ def _record(client: Any, e: Exception) -> None:
         client.trace.record("error", {"type": type(e).__name__, "message": str(e)})
 
 
-def _chain_text(error: BaseException) -> str:
+def chain_text(error: BaseException) -> str:
     """The text of an error and of every error it was raised from (the SDK wraps the transport's)."""
     parts: list[str] = []
     seen: BaseException | None = error

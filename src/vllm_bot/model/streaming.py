@@ -1,10 +1,10 @@
 """Consume one streamed chat completion: content, reasoning, tool-call deltas, usage, finish reason.
 
-Works on the chunk dicts the SDK's stream yields (request.py) and on the SDK's model objects (an
-unstreamed completion). Reasoning arrives as `reasoning`
-(vLLM >= 0.12) or `reasoning_content` (<= 0.15). Reasoning written in content (a server without a
-reasoning parser: `<think>`, `<seed:think>`, `[THINK]`, …) is told apart by the parser's own scan
-(`StreamFilter`), so what streams as the answer is what `split_reasoning` keeps as the answer.
+Works on the SDK's chunk and completion objects (and on plain dicts of their shape). Reasoning
+arrives as `reasoning` (vLLM >= 0.12) or `reasoning_content` (<= 0.15). Reasoning written in content
+(a server without a reasoning parser: `<think>`, `<seed:think>`, `[THINK]`, …) is told apart by the
+parser's own scan (`StreamFilter`), so what streams as the answer is what `split_reasoning` keeps
+as the answer.
 """
 
 from __future__ import annotations

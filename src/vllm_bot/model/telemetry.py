@@ -13,10 +13,13 @@ import statistics
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import TelemetryConfig
 from ..events import Event, FirstToken, RequestStarted, TelemetryReported, TurnFinished
+
+if TYPE_CHECKING:
+    from .server import Server
 
 _SAMPLE = re.compile(r"^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)")
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
@@ -73,17 +76,10 @@ def parse_metrics(text: str, model: str | None = None) -> ServerLoad | None:
     return ServerLoad(sums.get(RUNNING[0]), sums.get(WAITING[0]), sums.get("kv") if "kv" in sums else None)
 
 
-def scrape(
-    base_url: str, api_key: str | None = None, model: str | None = None, trace: Any = None
-) -> ServerLoad | None:
-    """GET /metrics (2 s timeout); None when the server has no such page or it says nothing useful.
-    `trace` (DEBUG) records the call and the page."""
-    from .endpoints import call
-    from .tokens import server_root
-
-    answer = call(base_url, "/metrics", api_key=api_key, timeout=2.0)
-    if trace is not None:
-        trace.exchange(server_root(base_url) + "/metrics", None, answer.status, answer.body or answer.error)
+def scrape(server: Server, model: str | None = None) -> ServerLoad | None:
+    """GET /metrics of a server.Server (2 s timeout); None when the server has no such page or it says
+    nothing useful."""
+    answer = server.get("/metrics", timeout=2.0)
     return parse_metrics(answer.body, model) if answer.ok else None
 
 
@@ -261,5 +257,4 @@ def report(stats: TurnStats) -> TelemetryReported:
 
 def for_session(config: TelemetryConfig, client: Any, emit: Callable[[Event], None]) -> Telemetry:
     """A Telemetry reading `client`'s server /metrics when a reply is slow."""
-    base_url, api_key = client.config.base_url, client.config.api_key
-    return Telemetry(config, scraper=lambda: scrape(base_url, api_key, client.model, client.trace), emit=emit)
+    return Telemetry(config, scraper=lambda: scrape(client.server, client.model), emit=emit)

@@ -13,20 +13,17 @@ the anchors.
 
 from __future__ import annotations
 
-import http.client
 import json
-import urllib.parse
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .server import Server
 
 DEFAULT_CHARS_PER_TOKEN = 3.0  # conservative: real code/English is ~3.5-4 on most tokenizers
 CACHE_SIZE = 1024  # counts remembered (least recently used dropped first); an entry is ~200 B
 FRAMING_BOUND = 16  # template tokens one message may add (role markers, call framing), for the bound
-
-
-class Recorder(Protocol):  # trace.Trace
-    def exchange(self, url: str, sent: Any, status: int | None, answer: str) -> None: ...
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -36,12 +33,6 @@ def message_text(message: dict[str, Any]) -> str:
         fn = call.get("function") or {}
         parts.append(f"{fn.get('name', '')} {fn.get('arguments', '')}")
     return "\n".join(parts)
-
-
-def server_root(base_url: str) -> str:
-    """`http://host:8000/v1` -> `http://host:8000` (/tokenize has no /v1 prefix)."""
-    root = base_url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
 @dataclass
@@ -63,11 +54,11 @@ class Estimate:
 
 
 class TokenCounter:
-    def __init__(self, base_url: str | None, model: str | None = None, timeout: float = 5.0) -> None:
-        self.url = server_root(base_url) + "/tokenize" if base_url else None
+    def __init__(self, server: Server | None, model: str | None = None, timeout: float = 5.0) -> None:
+        self.server = server
         self.model = model
         self.timeout = timeout
-        self.available: bool | None = None if base_url else False  # None: not tried yet
+        self.available: bool | None = None if server else False  # None: not tried yet
         self.chars_per_token = DEFAULT_CHARS_PER_TOKEN
         self.overhead_per_message = 4.0
         # Keyed by (hash, length), never by the text: holding the texts kept every tool result the
@@ -78,8 +69,6 @@ class TokenCounter:
         self.cache_size = CACHE_SIZE
         self._tools_key: tuple[int, int] | None = None
         self._tools_json = ""
-        self._connection: http.client.HTTPConnection | None = None
-        self.trace: Recorder | None = None  # DEBUG: every /tokenize request and its answer
         self.anchor: Anchor | None = None  # the last request the server counted
 
     def count_text(self, text: str) -> int:
@@ -106,46 +95,18 @@ class TokenCounter:
         return self._tools_json
 
     def _tokenize(self, text: str) -> int | None:
-        if self.available is False or self.url is None:
+        if self.available is False or self.server is None:
             return None
         body: dict[str, Any] = {"prompt": text, "add_special_tokens": False}
         if self.model:
             body["model"] = self.model
-        for attempt in range(2):  # a kept-alive connection the server closed meanwhile: reconnect once
-            try:
-                count = self._post(json.dumps(body).encode())
-            except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError):
-                self._close()
-                if attempt == 0:
-                    continue
-                self.available = False  # older servers / proxies without /tokenize: estimate instead
-                return None
-            self.available = True
-            return count
-        return None
-
-    def _post(self, payload: bytes) -> int:
-        """POST /tokenize on one kept-alive connection (a new one per call costs more than the call)."""
-        assert self.url is not None
-        parts = urllib.parse.urlsplit(self.url)
-        if self._connection is None:
-            factory = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-            self._connection = factory(parts.netloc, timeout=self.timeout)
-        self._connection.request("POST", parts.path, payload, {"Content-Type": "application/json"})
-        response = self._connection.getresponse()
-        data = response.read()
-        if self.trace is not None:
-            self.trace.exchange(
-                self.url, json.loads(payload), response.status, data.decode("utf-8", "replace")
-            )
-        if response.status != 200:
-            raise ValueError(f"/tokenize answered {response.status}")
-        return int(json.loads(data)["count"])
-
-    def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        answer = self.server.post("/tokenize", body, timeout=self.timeout)
+        data = answer.json() if answer.ok else None
+        if not isinstance(data, dict) or not isinstance(data.get("count"), int):
+            self.available = False  # older servers / proxies without /tokenize: estimate instead
+            return None
+        self.available = True
+        return data["count"]
 
     def count_messages(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -209,7 +170,7 @@ class TokenCounter:
 
     def _shared(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
         """How many leading messages (with the same tools) the anchor has counted; 0 if it is not a
-        prefix. The anchor's messages are the same objects, so the comparison is by identity."""
+        prefix (compaction or a clipped result changed one)."""
         anchor = self.anchor
         if anchor is None or tools != anchor.tools:
             return 0

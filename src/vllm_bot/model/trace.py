@@ -1,8 +1,8 @@
 """DEBUG trace: every raw request and response (streamed chunks included) as JSON lines.
 
 Kinds: "request" (a chat completion's exact JSON body), "chunk" / "response" (what came back),
-"error", "models", and "http" for the side endpoints the session calls (/tokenize, /metrics) with
-what was sent and what was answered.
+"error", and "http" for every other request (/v1/models, /tokenize, /metrics: server.py) with what
+was sent and what was answered.
 
 Written under the workspace's `.vllm-bot/traces/`. The API key is never written: request headers are
 not recorded, and any occurrence of the key's value in recorded data is replaced.

@@ -31,44 +31,6 @@ def entry_messages(entry: Entry) -> list[dict[str, Any]]:
     return result_messages(entry)
 
 
-class WireMessages:
-    """`to_messages` for one client, rendering only the entries added since the last request.
-
-    History is append-only between compactions, so the messages of the entries already sent are
-    kept and reused as the same objects (the token counter and the request body recognise them
-    by that). A changed prefix (compaction, /clear, a resumed session) renders everything again, and
-    so does a new `stamp`: the context manager changes it whenever it cuts a result in place.
-    Callers get a new list each time and must not change the message dicts in it.
-    """
-
-    def __init__(self) -> None:
-        self._entries: list[Entry] = []
-        self._messages: list[dict[str, Any]] = []
-        self._stamp: object = None
-
-    def render(
-        self, conversation: Conversation, system_prompt: str, stamp: object = None
-    ) -> list[dict[str, Any]]:
-        entries = conversation.entries
-        kept = len(self._entries)
-        if stamp != self._stamp or kept > len(entries) or entries[:kept] != self._entries:
-            self._entries, self._messages, self._stamp = [], [], stamp
-            kept = 0
-        messages = self._messages
-        if not messages or messages[0]["content"] != system_prompt:
-            system = {"role": "system", "content": system_prompt}
-            messages[:1] = [system]
-        for entry in entries[kept:]:
-            for message in entry_messages(entry):
-                last = messages[-1]
-                if message["role"] == "user" and last["role"] == "user":
-                    messages[-1] = {"role": "user", "content": last["content"] + "\n\n" + message["content"]}
-                else:
-                    messages.append(message)
-        self._entries = list(entries)
-        return list(messages)
-
-
 def assistant_message(turn: AssistantTurn) -> dict[str, Any]:
     if turn.via == "text" or not turn.tool_calls:
         return {"role": "assistant", "content": turn.content}
