@@ -38,6 +38,7 @@ class ToolCallAssembler:
         self._calls: dict[int, _Pending] = {}
         self._last_index: int | None = None
         self._finished: list[ToolCall] | None = None
+        self._not_json = False
 
     def feed(self, entries: list[Any] | None) -> None:
         for entry in entries or []:
@@ -70,6 +71,12 @@ class ToolCallAssembler:
     def active(self) -> bool:
         return bool(self._calls)
 
+    @property
+    def not_json(self) -> bool:
+        """Whether any call's arguments are not JSON, even after the known repairs."""
+        self.finish()
+        return self._not_json
+
     def finish(self) -> list[ToolCall]:
         """The assembled calls (computed once; later feeds are not expected)."""
         if self._finished is None:
@@ -84,7 +91,11 @@ class ToolCallAssembler:
             call_id = pending.id if pending.id and pending.id not in seen_ids else new_call_id()
             seen_ids.add(call_id)
             raw = "".join(pending.fragments)
-            arguments, error, note = decode_arguments(raw, pending.fragments)
+            try:
+                arguments, error, note = decode_arguments(raw, pending.fragments)
+            except NotJSON as e:
+                arguments, error, note = {}, str(e), None
+                self._not_json = True
             metadata: dict[str, Any] = {"source": "native", "raw_arguments": raw}
             if note:
                 metadata["repaired"] = note
@@ -96,8 +107,12 @@ class ToolCallAssembler:
         return calls
 
 
+class NotJSON(ValueError):
+    """Streamed arguments that are not JSON, even after the known repairs (its text is for the model)."""
+
+
 def decode_arguments(raw: str, fragments: list[str]) -> tuple[dict[str, Any], str | None, str | None]:
-    """Return (arguments, error for the model, repair note)."""
+    """Return (arguments, error for the model, repair note); raises NotJSON."""
     if not raw.strip():
         return {}, None, None
     try:
@@ -106,7 +121,9 @@ def decode_arguments(raw: str, fragments: list[str]) -> tuple[dict[str, Any], st
         recovered = _recover(raw, fragments)
         if recovered is not None:
             return recovered
-        return {}, f"the arguments are not valid JSON ({e.msg} at character {e.pos}): {raw[:200]!r}", None
+        raise NotJSON(
+            f"the arguments are not valid JSON ({e.msg} at character {e.pos}): {raw[:200]!r}"
+        ) from None
     if isinstance(value, str):  # arguments double-encoded as a JSON string
         try:
             value = json.loads(value)

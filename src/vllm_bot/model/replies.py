@@ -61,4 +61,4 @@ def broken_native_arguments(reply: RawReply) -> bool:
     """Native calls whose streamed arguments are not JSON (not cut off by max_tokens)."""
     if reply.finish_reason == "length" or not reply.assembler.active:
         return False
-    return any("not valid JSON" in (c.error or "") for c in reply.assembler.finish())
+    return reply.assembler.not_json

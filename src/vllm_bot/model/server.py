@@ -17,9 +17,8 @@ from typing import Any
 
 import openai
 
-from ..errors import ModelServerError, ServerUnreachable, unreachable_message, untrusted_message
-from .retry import TransientServerError
-from .server_errors import chain_text
+from ..errors import ModelServerError
+from .server_errors import chain_text, no_answer, rejected_key
 from .trace import Trace
 
 
@@ -42,6 +41,7 @@ class HttpAnswer:
     body: str = ""
     error: str = ""  # why there was no answer
     seconds: float = 0.0
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
@@ -110,7 +110,7 @@ class Server:
         except openai.APIStatusError as e:
             answer = HttpAnswer(e.status_code, e.response.text)
         except openai.APITimeoutError:
-            answer = HttpAnswer(None, error="timed out")
+            answer = HttpAnswer(None, error="timed out", timed_out=True)
         except openai.APIConnectionError as e:
             answer = HttpAnswer(None, error=chain_text(e))
         answer.seconds = time.monotonic() - started
@@ -122,17 +122,9 @@ class Server:
 def model_cards(answer: HttpAnswer, base_url: str, answered_before: bool) -> list[dict[str, Any]]:
     """The `data` list of a /v1/models answer, or the user-facing error for a failed one."""
     if answer.status is None:
-        if answered_before:
-            raise TransientServerError(f"Lost the connection to the server at {base_url}.")
-        detail = "timed out" if answer.error == "timed out" else "connection failed"
-        raise ServerUnreachable(
-            untrusted_message(base_url, answer.error) or unreachable_message(base_url, detail)
-        )
+        raise no_answer(base_url, answered_before, answer.timed_out, answer.error)
     if answer.status == 401:
-        raise ModelServerError(
-            f"The server at {base_url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
-            "--api-key to the key vLLM was started with (--api-key)."
-        )
+        raise rejected_key(base_url)
     body = answer.json()
     if not answer.ok or not isinstance(body, dict) or not isinstance(body.get("data"), list):
         raise ModelServerError(

@@ -35,6 +35,22 @@ def incomplete_reply(base_url: str) -> TransientServerError:
     )
 
 
+def no_answer(url: str, answered_before: bool, timed_out: bool, why: str) -> ModelServerError:
+    """A request that got no answer at all: worth a retry from a server that answered before, else
+    the user's error (unreachable, or a TLS certificate this machine does not trust)."""
+    if answered_before:
+        return TransientServerError(f"Lost the connection to the server at {url}.")
+    detail = "timed out" if timed_out else "connection failed"
+    return ServerUnreachable(untrusted_message(url, why) or unreachable_message(url, detail))
+
+
+def rejected_key(url: str) -> ModelServerError:
+    return ModelServerError(
+        f"The server at {url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
+        "--api-key to the key vLLM was started with (--api-key)."
+    )
+
+
 @contextlib.contextmanager
 def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
     import openai  # here: importing the session's modules loads no SDK (tests/test_ui_architecture.py)
@@ -50,11 +66,8 @@ def translate_errors(client: Any, native: bool = False) -> Iterator[None]:
         raise _status_error(e, url, native) from None
     except openai.APIConnectionError as e:
         _record(client, e)
-        if not client.answered:
-            detail = "timed out" if isinstance(e, openai.APITimeoutError) else "connection failed"
-            untrusted = untrusted_message(url, chain_text(e))
-            raise ServerUnreachable(untrusted or unreachable_message(url, detail)) from None
-        raise TransientServerError(f"Lost the connection to the server at {url}.") from None
+        timed_out = isinstance(e, openai.APITimeoutError)
+        raise no_answer(url, client.answered, timed_out, chain_text(e)) from None
     except openai.APIError as e:  # an error object inside a 200 stream
         _record(client, e)
         raise TransientServerError(
@@ -70,10 +83,7 @@ def _status_error(e: Any, url: str, native: bool) -> Exception:
     if status == 400 and any(m in message for m in CONTEXT_MARKERS):
         return ContextLengthExceeded(message)
     if status == 401:
-        return ModelServerError(
-            f"The server at {url} rejected the API key (401). Set vllm.api_key, VLLM_API_KEY or "
-            "--api-key to the key vLLM was started with (--api-key)."
-        )
+        return rejected_key(url)
     if status == 429 or status >= 500:
         return TransientServerError(f"The server at {url} answered {status}: {message}.", _retry_after(e))
     return ModelServerError(f"The server at {url} answered {status}: {message}")
