@@ -1,7 +1,8 @@
 """The one HTTP client to a vLLM server: the openai SDK's, through its public API only.
 
-Chat completions go through `chat.completions.create`; every other endpoint (`/v1/models`,
-`/tokenize`, `/metrics`, `/health`, `/version`) through the same client's `get` / `post`. So the
+Chat completions are posted as the SDK's streamed chat completions (its `Stream` of
+`ChatCompletionChunk`); every other endpoint (`/v1/models`, `/tokenize`, `/metrics`, `/health`,
+`/version`) goes through the same client's `get` / `post`. So the
 timeouts, retries, API key and TLS are set once, where the client is made, and the DEBUG trace sees
 every request here: a chat request as the JSON body the server receives (`request`), any other as
 the URL, what was sent, the status and the answer (`http`).
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..errors import ModelServerError
 from .server_errors import chain_text, no_answer, rejected_key
@@ -83,10 +85,21 @@ class Server:
 
     def chat(self, params: dict[str, Any]) -> Any:
         """POST /chat/completions: the SDK's Stream of chunks when `params` ask for a stream, else the
-        ChatCompletion. Errors are the SDK's (server_errors.translate_errors maps them)."""
+        ChatCompletion. Errors are the SDK's (server_errors.translate_errors maps them).
+
+        Kept for speed (ARCHITECTURE.md): the body goes through the client's `post`, not
+        `chat.completions.create`, whose type-directed transform of every message of the history
+        cost ~0.1 ms a message, every turn: 39 ms a turn at 80 turns, 116 ms at 200."""
+        body = request_body(params)
         if self.trace is not None:
-            self.trace.record("request", request_body(params))
-        return self.sdk.chat.completions.create(**params)
+            self.trace.record("request", body)
+        return self.sdk.post(
+            "/chat/completions",
+            body=body,
+            cast_to=ChatCompletion,
+            stream=bool(body.get("stream")),
+            stream_cls=openai.Stream[ChatCompletionChunk],
+        )
 
     def get(self, path: str, *, timeout: float = 10.0) -> HttpAnswer:
         """GET `path`: with a leading slash on the server root (`/health`), without one under the
