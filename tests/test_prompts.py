@@ -1,6 +1,6 @@
 import pytest
 
-from vllm_bot.prompts import PromptError, render, system_prompt, tool_listing
+from vllm_bot.prompts import PromptError, load_template, render, system_prompt, tool_listing
 from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 
@@ -53,17 +53,8 @@ def test_custom_template_file(tmp_path):
         system_prompt(str(path), role="r", workspace="w", definitions=TOOL_DEFINITIONS, text_mode=False)
 
 
-def test_the_fast_yaml_loader_reads_every_shipped_file_as_safe_load_does():
-    import yaml
-
-    from vllm_bot.model.profiles import RESOURCES
-    from vllm_bot.prompts import YamlError, load_yaml, prompts_dir, read_yaml
-
-    files = [*prompts_dir().glob("*.yaml"), RESOURCES / "profiles.yaml"]
-    assert len(files) > 2
-    for path in files:
-        text = path.read_text(encoding="utf-8")
-        assert load_yaml(text) == yaml.safe_load(text), path
-        assert read_yaml(path) == yaml.safe_load(text), path
-    with pytest.raises(YamlError):
-        load_yaml("a: [unclosed")
+def test_a_prompt_file_that_is_not_yaml_is_a_prompt_error(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("system: [unclosed\n")
+    with pytest.raises(PromptError, match="not valid YAML"):
+        load_template(str(path))

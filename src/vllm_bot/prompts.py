@@ -28,12 +28,11 @@ class YamlError(ValueError):
 
 
 def load_yaml(text: str) -> Any:
-    """yaml.safe_load with libyaml's C loader where PyYAML has it (several times faster: the shipped
-    prompts and model profiles are read on the way to the first request); raises YamlError."""
+    """yaml.safe_load; raises YamlError."""
     import yaml
 
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise YamlError(str(e)) from None
 
