@@ -22,7 +22,6 @@ from .context import ToolContext
 from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
 from .errors import ToolError, describe_os_error
 from .paths import Confinement
-from .standby import Standby
 from .validation import ArgumentError, normalize_arguments
 
 if TYPE_CHECKING:
@@ -64,8 +63,6 @@ class ToolExecutor:
         base_env = dict(os.environ) if env is None else dict(env)
         self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
         self.context.limits = limits
-        if limits is not None and limits.plan is not None:
-            self.context.standby = Standby(limits, partial(_popen, self.context))
         self.definitions: list[dict[str, Any]] = list(
             TOOL_DEFINITIONS if definitions is None else definitions
         )
@@ -94,11 +91,6 @@ class ToolExecutor:
         self.handlers.pop(name, None)
         self._extras.pop(name, None)
         self.definitions[:] = [d for d in self.definitions if d["function"]["name"] != name]
-
-    def close(self) -> None:
-        """Stop what runs ahead of the next command (the standby launcher)."""
-        if self.context.standby is not None:
-            self.context.standby.close()
 
     def available(self) -> list[str]:
         return [n for n in tool_names(self.definitions) if n in self.handlers]
@@ -190,12 +182,6 @@ def _function(target: str) -> Any:
     """The function `module:name` of this package."""
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(f".{module}", __package__), name)
-
-
-def _popen(context: ToolContext, *args: Any, **kwargs: Any) -> Any:
-    from .shell import popen  # the exec tool's module, imported when the first command runs
-
-    return popen(context, *args, **kwargs)
 
 
 def _keyword_extras(handler: Handler) -> frozenset[str]:

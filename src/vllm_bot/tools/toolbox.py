@@ -23,7 +23,6 @@ class Toolbox:
         return bool(self.sandbox.active)
 
     def close(self) -> None:
-        self.executor.close()
         self.sandbox.close()
         if self.limits is not None:
             self.limits.close()
@@ -65,22 +64,17 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         limits=limits,
     )
     executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
-    ahead = executor.context.standby if confined else None
-    if ahead is not None:
-        ahead.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
     tripwire = Tripwire.for_workspace(workspace)
-    executor.context.after_command = _after_command(tripwire, sandbox, ahead is not None)
+    executor.context.after_command = _after_command(tripwire, sandbox)
     return Toolbox(executor, sandbox, status, limits)
 
 
-def _after_command(tripwire: Any, sandbox: Any, ahead: bool) -> Any:
-    """Checks after every command: protected files put back; the sandbox's mount points removed,
-    unless the next command's sandbox, started ahead, mounts on them at once (then they go at exit)."""
+def _after_command(tripwire: Any, sandbox: Any) -> Any:
+    """Checks after every command: protected files put back, the sandbox's mount points removed."""
 
     def check() -> list[str]:
         notes: list[str] = tripwire.check()
-        if not ahead:
-            sandbox.release_mount_points()
+        sandbox.release_mount_points()
         return notes
 
     return check

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import kernelfs, seccomp
-from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Ahead, Launch, launcher, resolve, standby_launcher
+from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Launch, launcher, resolve
 from vllm_bot.safety.sandbox.mountpoints import MountPoints
 from vllm_bot.safety.sandbox.paths import (
     HOME_STARTUP_FILES,
@@ -89,22 +89,6 @@ class Sandbox:
             raise SandboxUnavailable(f"refusing to sandbox with {self.workspace} as the writable workspace")
         inner = launcher(argv, ulimits=launch.ulimits) if launch is not None else list(argv)
         return self._confine(self.status.bwrap, inner, launch)
-
-    def wrap_ahead(self, launch: Launch) -> Ahead | None:
-        """The sandbox of the next command, to start before it (tools/standby.py): bwrap set up
-        under `launch`, its inner launcher waiting for the rest of `wrap`'s argv on stdin (None
-        without a sandbox). Its mount points (the empty `.git` of a workspace without a repository,
-        say) stay while it waits: `release_mount_points` only once it is gone. A mount holds the file
-        it was made on, not the path: `intact` says whether every path it names is still the same
-        file, so a secret renamed over since is not shown, nor a mount point removed meanwhile lost."""
-        if not self.active or self.status.bwrap is None or self.workspace == Path("/"):
-            return None
-        try:
-            argv = self._confine(self.status.bwrap, standby_launcher([]), launch)
-        except SandboxUnavailable:
-            return None
-        pinned = _identities(argv)
-        return Ahead(argv, lambda: _identities(argv) == pinned)
 
     def _confine(self, bwrap: str, inner: list[str], launch: Launch | None) -> list[str]:
         program = self.seccomp_file()
@@ -299,20 +283,6 @@ def remove_stale_tmp_dirs() -> None:
         pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _identities(argv: list[str]) -> list[tuple[str, int, int]]:
-    """Each absolute path in `argv` with the file it is now (device, inode; 0, 0: none)."""
-    found = []
-    for arg in argv:
-        if arg.startswith("/"):
-            try:
-                st = os.lstat(arg)
-            except OSError:
-                found.append((arg, 0, 0))
-            else:
-                found.append((arg, st.st_dev, st.st_ino))
-    return found
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:
