@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_parsing_cases import CASES
+from test_parsing_cases import CASES, tools_of
 
 from vllm_bot.parsing import StreamFilter, extract_tool_calls
 from vllm_bot.parsing.stream import CALL_MARKERS
@@ -44,19 +44,19 @@ def stream(text: str, cuts: list[int], **kwargs: Any) -> tuple[str, list[str]]:
 
 @pytest.mark.parametrize("case", STREAMABLE, ids=[c["id"] for c in STREAMABLE])
 def test_token_by_token_prints_the_prose(case: dict[str, Any]) -> None:
-    text = case["text"]
-    printed, _ = stream(text, list(range(1, len(text))))
-    assert tidy(printed) == extract_tool_calls(text).content
+    text, tools = case["text"], tools_of(case)
+    printed, _ = stream(text, list(range(1, len(text))), definitions=tools)
+    assert tidy(printed) == extract_tool_calls(text, tools).content
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(STREAMABLE), st.lists(st.floats(0, 1), max_size=12))
 def test_any_chunking_prints_the_same(case: dict[str, Any], fractions: list[float]) -> None:
-    text = case["text"]
-    whole, _ = stream(text, [])
-    chunked, _ = stream(text, [int(f * len(text)) for f in fractions])
+    text, tools = case["text"], tools_of(case)
+    whole, _ = stream(text, [], definitions=tools)
+    chunked, _ = stream(text, [int(f * len(text)) for f in fractions], definitions=tools)
     assert chunked == whole
-    assert tidy(whole) == extract_tool_calls(text).content
+    assert tidy(whole) == extract_tool_calls(text, tools).content
 
 
 def test_prose_before_a_call_is_printed_before_the_call_ends() -> None:
