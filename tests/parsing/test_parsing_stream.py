@@ -230,3 +230,19 @@ def test_new_formats_never_print_call_syntax(call: str, step: int) -> None:
     assert "Listing the folder now." in "".join(pieces[:-1])  # shown before the call is complete
     assert "ls" not in printed.replace("Listing the folder now.", "")
     assert tidy(printed) == extract_tool_calls(text).content
+
+
+def test_a_bracketed_note_at_the_start_is_released_at_its_line_end() -> None:
+    # `[TODO(alice)]` opens like a pythonic call list naming no offered tool; once its line goes
+    # on with words it cannot become one, so the lines after it stream.
+    f = StreamFilter()
+    out = f.feed("[TODO(alice)] fix the login page\n")
+    out += f.feed("and the signup form")
+    assert out == "[TODO(alice)] fix the login page\nand the signup form"
+    assert f.flush() == ""
+
+
+def test_a_call_list_opening_with_a_tool_not_offered_is_held() -> None:
+    f = StreamFilter()
+    text = "[bad(x=b'z'),\n read(path='a.py')]"
+    assert "".join(f.feed(ch) for ch in text) + f.flush() == ""
