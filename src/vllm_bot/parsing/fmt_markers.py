@@ -112,6 +112,7 @@ _KIMI_CALL = re.compile(r"\s*<\|tool_call_begin\|>\s*([^<]*?)\s*<\|tool_call_arg
 _KIMI_END = re.compile(r"\s*<\|tool_call_end\|>")
 _KIMI_SECTION_END = re.compile(r"\s*<\|tool_calls?_section_end\|>")
 _KIMI_BARE = re.compile(r"functions\.([\w\-]+):\d+\s*")
+_KIMI_ID = re.compile(r"(?:functions\.)?(.+?):\d+")
 
 
 def kimi(scan: Scan, pos: int) -> Found | None:
@@ -134,7 +135,7 @@ def kimi(scan: Scan, pos: int) -> Found | None:
         else:
             if parsed is None:
                 return scan.pending(pos)
-            calls.append(scan.builder.call(head.group(1), parsed[0], "kimi", text[head.start() : parsed[1]]))
+            calls.append(_kimi_call(scan, head.group(1), parsed[0], text[head.start() : parsed[1]]))
             i = parsed[1]
         close = _KIMI_END.match(text, i, scan.end)
         i = close.end() if close else i
@@ -148,6 +149,20 @@ def kimi(scan: Scan, pos: int) -> Found | None:
             return scan.pending(pos)
         return scan.error_span(pos, max(i, pos + 1), "kimi", "expected <|tool_call_begin|>functions.NAME:0")
     return scan.span(pos, i, "kimi", calls)
+
+
+def _kimi_call(scan: Scan, call_id: str, args: object, raw: str) -> ToolCall:
+    """The call a Kimi id names: `functions.NAME:N` or `NAME:N`; a bare counter (`0`,
+    `functions.0`) names the one offered tool, and is an unknown tool when several are offered.
+    An id without its `:N` counter (`functions.read`, `invalid.0`) is an error for the model,
+    never run: vLLM's parser does not take such a call either."""
+    named = _KIMI_ID.fullmatch(call_id)
+    if named is not None:
+        return scan.builder.call(named.group(1), args, "kimi", raw)
+    if call_id.removeprefix("functions.").isdigit():
+        return scan.builder.call(call_id, args, "kimi", raw)
+    problem = f"the call id {call_id!r} is missing its ':N' counter; write functions.NAME:0"
+    return scan.builder.error("kimi", problem, raw, scan.builder.resolve(call_id) or call_id)
 
 
 def kimi_bare(scan: Scan, pos: int) -> Found | None:
