@@ -154,8 +154,12 @@ def _apply_project(cfg: Config, workspace: Path, env: Mapping[str, str], trust: 
     settings = {name: risky for name, _, _, risky in layers if risky}
     state = "trusted"
     if settings:
-        state = trust.decide(TrustRequest(workspace, settings))
+        request = TrustRequest(workspace, settings)
+        state = trust.decide(request)
         cfg.provenance.trust = state
+        if state == "trusted for this run" and request.changes:
+            changed = safe_text("; ".join(request.changes), keep_newlines=False)
+            cfg.provenance.warnings.append(f"the project's settings apply for this run (trusted): {changed}")
     for name, path, data, risky in layers:
         if state == "not trusted" and risky:
             cfg.provenance.ignored += [safe_text(f"{key} ({name})", keep_newlines=False) for key in risky]

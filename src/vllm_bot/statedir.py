@@ -6,9 +6,6 @@ import os
 from pathlib import Path
 
 STATE_DIR_NAME = ".vllm-bot"
-# The agent's own state, and the git directory: git on the host reads its config, hooks, commondir,
-# ... and runs what they say, so the file tools change nothing in them (commands use git itself).
-PROTECTED_NAMES = (STATE_DIR_NAME, ".git")
 
 
 def is_stand_in(dot_git: Path | str) -> bool:

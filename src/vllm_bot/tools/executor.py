@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..calls import ToolCall, ToolResult, error_result
 from ..config import ToolsConfig
+from ..safety.boundary import Boundary, for_workspace
 from ..statedir import STATE_DIR_NAME
 from .context import ToolContext
 from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
@@ -53,13 +54,16 @@ class ToolExecutor:
         definitions: list[dict[str, Any]] | None = None,
         wrap_command: Callable[[list[str]], list[str]] | None = None,
         env: Mapping[str, str] | None = None,
-        protected: list[Path] | None = None,
+        boundary: Boundary | None = None,
         after_command: Callable[[], list[str]] | None = None,
         limits: CommandLimits | None = None,
     ):
         workspace = Path(os.path.realpath(workspace))
         state = Path(state_dir) if state_dir is not None else workspace / STATE_DIR_NAME
-        paths = Confinement(workspace, config.allowed_paths, [state, *(protected or [])])
+        if boundary is None:  # the session passes its own; without one, the defaults for `workspace`
+            own = [] if state.resolve().is_relative_to(workspace) else [state]
+            boundary = for_workspace(workspace, allowed=config.allowed_paths, extra_hidden=own)
+        paths = Confinement(boundary)
         base_env = dict(os.environ) if env is None else dict(env)
         self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
         self.context.limits = limits

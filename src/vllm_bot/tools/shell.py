@@ -94,6 +94,8 @@ def exec_tool(
         notes.append(
             f"the timeout was cut to {limit:.0f} s, what the task's time budget (agent.time_budget) had left"
         )
+    if ctx.before_command is not None:
+        ctx.before_command()
     run = run_command(ctx, command, limit, on_output, cancel)
     notes += _limit_notes(ctx, run)
     if ctx.after_command is not None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..safety.boundary import Boundary
 
 
 @dataclass
@@ -28,20 +28,23 @@ class Toolbox:
             self.limits.close()
 
 
-def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
+def build_toolbox(
+    config: Config, workspace: Path, state_dir: Path, boundary: Boundary | None = None
+) -> Toolbox:
+    """The tools of a session inside `boundary` (the one policy the sandbox and the file tools share;
+    by default the session's, from `config`)."""
     from ..safety.sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
     from ..safety.sandbox.limits import CommandLimits
-    from ..safety.sandbox.paths import git_dirs
     from ..safety.sandbox.tripwire import Tripwire
     from . import ToolError, ToolExecutor
 
+    if boundary is None:
+        from ..safety.boundary import build
+
+        boundary = build(workspace, config, state_dirs=[state_dir])
     status = probe(config.sandbox)
     box = config.sandbox
-    if config.source != "defaults":
-        # the config file may hold the API key: commands must not read it, wherever it lives (a copy,
-        # so /config still shows what the user configured)
-        box = dataclasses.replace(box, hidden_paths=[*box.hidden_paths, config.source])
-    sandbox = Sandbox(workspace, box, status)
+    sandbox = Sandbox(workspace, box, status, boundary=boundary)
     limits = CommandLimits(box, status.cgroups, sandboxed=sandbox.active)
 
     def wrap(argv: list[str]) -> list[str]:
@@ -60,11 +63,12 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         state_dir=state_dir,
         wrap_command=wrap if confined else None,
         env=env,
-        protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
+        boundary=boundary,
         limits=limits,
     )
     executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
-    tripwire = Tripwire.for_workspace(workspace)
+    tripwire = Tripwire.for_workspace(workspace, boundary)
+    executor.context.before_command = tripwire.arm
     executor.context.after_command = _after_command(tripwire, sandbox)
     return Toolbox(executor, sandbox, status, limits)
 

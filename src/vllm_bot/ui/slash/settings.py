@@ -115,6 +115,9 @@ def _sandbox(session: Any, arg: str) -> None:
     session.say(status.describe() if not status.active else "sandbox: bubblewrap (commands run inside it)")
     for layer in status.layers:
         session.say(f"  - {layer}")
+    shown = session.boundary.describe_shown()
+    session.say("  shown read-only from your home directory: " + (", ".join(shown) or "nothing"))
+    session.say("  (more with sandbox.visible_paths; everything else under ~ is hidden)")
     for gap in session.sandbox_gaps():
         session.say(f"  not covered: {gap}")
     for problem in session.toolbox.sandbox.problems:
