@@ -227,7 +227,8 @@ def for_workspace(
         home=home,
         roots=tuple(roots),
         shown=tuple(_show_list(home, sandbox.visible_paths, env, ws)),
-        hidden=tuple(_dedupe(hidden)),
+        # a hidden folder that holds the workspace (eval's copies live in our state dir) hides the rest
+        hidden=tuple(h for h in _dedupe(hidden) if not ws.is_relative_to(h)),
         guarded=tuple(_dedupe(guarded)),
         workspace_read_only=read_only,
         unix_sockets=sandbox.unix_sockets,

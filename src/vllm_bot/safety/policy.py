@@ -108,7 +108,8 @@ def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants, rule: Rule 
     path = call.arguments.get("path")
     if rule is not None and rule.effect == "deny":
         return Verdict("deny", rule.describe(str(path)))
-    if rule is not None and (rule.effect == "ask" or (rule.effect != "deny" and mode != "full-auto")):
+    asked_for = rule is not None and rule.effect != "ask" and str(rule.path) in grants.files
+    if rule is not None and not asked_for and (rule.effect == "ask" or mode != "full-auto"):
         # a file that configures the agent: neither --yes nor "always" covers it
         return Verdict("ask", rule.describe(str(path)))
     if mode == "full-auto":
