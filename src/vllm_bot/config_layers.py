@@ -39,10 +39,13 @@ def defaults_file() -> Path | None:
     return path if (checkout / "cli.py").is_file() and path.is_file() else None
 
 
-def user_config_dir() -> Path:
-    """`$XDG_CONFIG_HOME/vllm-bot` (default `~/.config/vllm-bot`), however the program was installed."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    return (Path(base) if os.path.isabs(base) else Path.home() / ".config") / "vllm-bot"
+def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/vllm-bot` (default `~/.config/vllm-bot`), however the program was installed;
+    `env` (default ours) gives the variables and HOME."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME", "")
+    home = Path(env.get("HOME") or Path.home())
+    return (Path(base) if os.path.isabs(base) else home / ".config") / "vllm-bot"
 
 
 def user_config_path() -> Path:

@@ -218,7 +218,7 @@ def for_workspace(
     roots = [r for i, r in enumerate(roots) if r not in roots[:i]]
     hidden = [_expand(e, ws, home) for e in sandbox.hidden_paths]
     hidden += [_real(p) for p in extra_hidden]
-    hidden += [_real(user_config_dir()), _real(user_state_dir(create=False)), *eval_data()]
+    hidden += [_real(user_config_dir(env)), _real(user_state_dir(create=False, env=env)), *eval_data()]
     from .sandbox.paths import git_dirs
 
     guarded = [ws / STATE_DIR_NAME, ws / ".git", *git_dirs(ws)]
