@@ -87,7 +87,7 @@ def test_a_live_footer_shows_time_tokens_and_context_while_a_task_runs(terminal)
         term.prompt(after="First.")
         term.type("run it")
         term.keys("Enter")
-        screen = term.wait_for("(Ctrl-C stops it)", after="out-1")
+        screen = term.wait_for("Ctrl-C stops it)", after="out-1")
         live = screen.rsplit("out-1", 1)[1]
         assert re.search(
             r"\ntask \d+\.\ds · in [\d.k]+ · out [\d.k]+ · context [\d.k]+/32\.8k \(\d+%\)", live

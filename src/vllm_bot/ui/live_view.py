@@ -27,7 +27,8 @@ from rich.markdown import Markdown
 from rich.segment import ControlType, Segment
 from rich.text import Text
 
-from .display import FENCE, TailBuffer
+from .display import FENCE, TailBuffer, fold_rows
+from .typeahead import TypeAhead
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -42,12 +43,31 @@ class LiveView:
         self.phase = "idle"  # wait | think | text | exec | tool
         self.label = ""
         self.started = time.monotonic()
+        self.reasoning: list[str] = []  # of the reply streaming now
         self.reasoning_tail = ""
         self.reasoning_chars = 0
+        self.thinking_since: float | None = None
         self.markdown_tail = ""
         self.in_code = False  # an unfinished code block: drawn plain, highlighted once it is complete
         self.tail: TailBuffer | None = None
+        self.typing: TypeAhead | None = None  # keys typed while the task runs, drawn last
         self._cache: tuple[str, int, list[list[Segment]]] | None = None
+
+    def add_reasoning(self, text: str) -> None:
+        """A piece of the reasoning: counted, its tail kept to draw; the first one starts "Thinking"."""
+        if self.thinking_since is None:
+            self.thinking_since = time.monotonic()
+            self.phase, self.label = "think", "Thinking"
+        self.reasoning.append(text)
+        self.reasoning_chars += len(text)
+        self.reasoning_tail = (self.reasoning_tail + text)[-2000:]
+
+    def take_reasoning(self) -> tuple[str, float] | None:
+        """The reasoning since the last take and how many seconds it took (None when there was none)."""
+        if self.thinking_since is None:
+            return None
+        seconds, self.thinking_since = time.monotonic() - self.thinking_since, None
+        return "".join(self.reasoning).strip(), seconds
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         elapsed = time.monotonic() - self.started
@@ -65,14 +85,18 @@ class LiveView:
             yield from self._markdown(console, options, room)
             yield Text(f"{frame} {elapsed:.1f}s", style="dim cyan")
         elif self.phase == "exec" and self.tail is not None:
-            lines, before = self.tail.lines(min(self.output_lines, room))
-            if lines:
-                yield Text("\n".join(lines), style="dim", no_wrap=True, overflow="ellipsis")
-            more = f" · {before:,} more lines above" if before else ""
-            yield Text(f"{frame} running {elapsed:.1f}s{more}  (Ctrl-C stops it)", style="cyan")
+            keep = min(self.output_lines, room)
+            lines, before = self.tail.lines(keep)
+            rows, hidden, _ = fold_rows(lines, options.max_width, keep)  # a long line: its last rows
+            if rows:
+                yield Text("\n".join(rows), style="dim", no_wrap=True, overflow="ellipsis")
+            more = f" · {before + hidden:,} more lines above" if before + hidden else ""
+            yield Text(f"{frame} running {elapsed:.1f}s{more}  (Esc or Ctrl-C stops it)", style="cyan")
         footer = self.footer()
         if footer:
             yield Text(footer, style="dim", no_wrap=True, overflow="ellipsis")
+        if self.typing is not None:
+            yield from _typed(self.typing)
 
     def _markdown(self, console: Console, options: ConsoleOptions, room: int) -> RenderResult:
         text, width = self.markdown_tail, options.max_width
@@ -89,6 +113,19 @@ class LiveView:
         for line in self._cache[2][-room:]:
             yield from line
             yield Segment.line()
+
+
+def _typed(typing: TypeAhead) -> RenderResult:
+    """The line being typed, then under it the messages queued to be sent when the task ends."""
+    if typing.line:
+        first, *more = typing.line.split("\n")
+        line = Text("> " + first + "".join("\n. " + ln for ln in more))
+        yield line.append(" ", style="reverse")  # the cursor
+    for message in typing.queued:
+        shown = message.strip().replace("\n", " ⏎ ")
+        yield Text(f"  queued: {shown}", style="dim", no_wrap=True, overflow="ellipsis")
+    if typing.queued:
+        yield Text("  (sent when this task ends; Esc stops it)", style="dim")
 
 
 def _last_lines(console: Console, options: ConsoleOptions, text: Text, room: int) -> RenderResult:
