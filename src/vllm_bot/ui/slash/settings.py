@@ -59,10 +59,12 @@ def _tokens(session: Any, arg: str) -> None:
     for name, count in parts.items():
         if count:
             session.say(f"  {name:<20} ~{count:>8,}")
-    if session.instructions.files:  # part of the system prompt's count
-        session.say(f"  of which AGENTS.md: {session.instructions.summary()}")
     budget = client.context.budget()
     session.say(f"  compaction starts at ~{budget:,} tokens (context.compact_threshold)")
+    if session.instructions.files:
+        session.say("Project instructions (AGENTS.md), counted in the system prompt above:")
+        for file in session.instructions.files:
+            session.say(f"  {file.describe()}")
     total = agent.usage
     session.say(
         f"Session so far: {short_count(total.prompt_tokens)} prompt tokens sent, "
