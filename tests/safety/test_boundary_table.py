@@ -176,3 +176,24 @@ def test_a_new_mcp_json_is_never_the_models(tools):
     assert not (ws / ".mcp.json").exists()
     if ws != home.root:  # at ~ the sandbox's read-only top of $HOME refuses it at once
         assert "made" in result.value and "rule agent-config" in result.value, result.value
+
+
+def test_a_read_only_workspace_is_a_kernel_fact(lived_in: Home):
+    """Plan mode's boundary (issue 37): commands run, but nothing in the workspace can change, whatever
+    the command line says; the file tools refuse with the rule's name; /tmp stays writable."""
+    import dataclasses
+
+    tools = Tools(lived_in, lived_in.proj)
+    try:
+        tools.box.set_boundary(dataclasses.replace(tools.boundary, workspace_read_only=True))
+        result = tools.ex.execute(
+            "exec",
+            {"command": "cat notes.txt; echo x > /tmp/ok && echo tmp-ok; echo x >> notes.txt; mkdir d"},
+        )
+        assert "notes of proj" in result.value and "tmp-ok" in result.value
+        assert result.value.count("Read-only file system") == 2, result.value
+        refused = tools.ex.execute("write", {"path": "new.txt", "content": "x"})
+        assert refused.kind == "error" and "rule read-only" in refused.value
+        assert not (lived_in.proj / "new.txt").exists() and not (lived_in.proj / "d").exists()
+    finally:
+        tools.box.close()

@@ -22,6 +22,12 @@ class Toolbox:
     def sandboxed(self) -> bool:
         return bool(self.sandbox.active)
 
+    def set_boundary(self, boundary: Boundary) -> None:
+        """A new boundary for the session (plan mode's read-only workspace): the sandbox's mounts and
+        the file tools follow it from the next call."""
+        self.sandbox.boundary = boundary
+        self.executor.context.paths.boundary = boundary
+
     def close(self) -> None:
         self.sandbox.close()
         if self.limits is not None:

@@ -177,22 +177,23 @@ class Sandbox:
         """$HOME hidden but for the show-list (read-only) and the roots (read-write); for a root at or
         above $HOME, its entries at the top of $HOME too, but not the dot entries."""
         home = self.boundary.home
+        bind = "--ro-bind" if self.boundary.workspace_read_only else "--bind"  # plan mode: a kernel fact
         if home == Path("/") or not home.is_dir():
-            return [arg for root in roots for arg in ("--bind", str(root), str(root))]
+            return [arg for root in roots for arg in (bind, str(root), str(root))]
         outer = [root for root in roots if _inside(home, [root])]
-        args = [arg for root in outer for arg in ("--bind", str(root), str(root))]
+        args = [arg for root in outer for arg in (bind, str(root), str(root))]
         args += ["--tmpfs", str(home)]
         if outer:
-            args += _top_of_home(home)
+            args += _top_of_home(home, bind)
         for shown in self.boundary.shown:
             args += ["--ro-bind-try", str(shown), str(shown)]
-        args += [arg for root in roots if root not in outer for arg in ("--bind", str(root), str(root))]
+        args += [arg for root in roots if root not in outer for arg in (bind, str(root), str(root))]
         return [*args, "--remount-ro", str(home)]
 
     def _git_args(self, roots: list[Path]) -> tuple[list[str], list[Path]]:
         """The repositories' git dirs read-only (or, with sandbox.git_writable, `.git` pinned in place),
         git dirs hidden by the private /tmp bound back; returns (args, the git dirs made read-only)."""
-        writable = self.config.git_writable
+        writable = self.config.git_writable and not self.boundary.workspace_read_only
         args: list[str] = []
         read_only: list[Path] = []
         for root in roots:
@@ -284,7 +285,7 @@ class Sandbox:
         return args
 
 
-def _top_of_home(home: Path) -> list[str]:
+def _top_of_home(home: Path, bind: str) -> list[str]:
     """The entries at the top of $HOME for a workspace at or above it: read-write, but for the dot
     entries (all of them stay hidden); a symlink stays a symlink (its target is judged where it is)."""
     args: list[str] = []
@@ -295,7 +296,7 @@ def _top_of_home(home: Path) -> list[str]:
             if entry.is_symlink():
                 args += ["--symlink", os.readlink(entry.path), entry.path]
             elif entry.is_dir() or entry.is_file():
-                args += ["--bind", entry.path, entry.path]
+                args += [bind, entry.path, entry.path]
     return args
 
 
