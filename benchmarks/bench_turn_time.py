@@ -2,15 +2,13 @@
 arrival of the next chat request (everything the agent does in between: parse, run the tool, save
 history, count tokens, build and send the request). Sessions of 5 / 20 / 80 / 200 `read` turns and
 of 20 `exec` turns (a command that exits at once; in the sandbox when bubblewrap works here, in a
-plain folder and in a git repository, where the whole sandbox can start ahead of the command; and
-with `sandbox.mode: off`), run through the real `cli.py -p` against the fake server in its own
-process with zero model latency; the lengths are interleaved and every figure is the median of the
-runs. The `exec` sessions run once more with the model taking THINK seconds before each answer, as
-a real one does: what the agent does while the model thinks (the next command's launcher joins its
-cgroup then, and bubblewrap starts, tools/standby.py) only shows there; the gaps never include the
-thinking. Also: launch to first chat request, whole-process wall, CPU and peak RSS, and how many
-`/tokenize` requests a session makes. With `--baseline DIR` (another checkout, e.g. an older
-commit) its `cli.py` runs in turn with ours, against the same server, and each row gives both.
+plain folder and in a git repository; and with `sandbox.mode: off`), run through the real `cli.py -p`
+against the fake server in its own process with zero model latency; the lengths are interleaved and
+every figure is the median of the runs. The `exec` sessions run once more with the model taking
+THINK seconds before each answer, as a real one does; the gaps never include the thinking. Also:
+launch to first chat request, whole-process wall, CPU and peak RSS, and how many `/tokenize` requests
+a session makes. With `--baseline DIR` (another checkout, e.g. an older commit) its `cli.py` runs in
+turn with ours, against the same server, and each row gives both.
 
     python benchmarks/bench_turn_time.py [--quick] [--runs N] [--baseline DIR]
 """

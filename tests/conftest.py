@@ -35,3 +35,11 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         if target == REAL_VLLM_TIER or REAL_VLLM_TIER in target.parents:
             return None
     return True
+
+
+@pytest.fixture
+def lived_in(monkeypatch):
+    """A home like a user's (tests/lived_in_home.py), this process's HOME pointing at it."""
+    from lived_in_home import lived_in_home
+
+    yield from lived_in_home(monkeypatch)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,18 @@ def stdio(name: str, **kw: Any) -> McpServerConfig:
 
 def stdio_json(name: str, **kw: Any) -> dict[str, Any]:
     return {"command": sys.executable, "args": [str(SERVERS / f"{name}.py")], **kw}
+
+
+def jsonrpc_json(where: Path, tools: list[Any], **spec: Any) -> dict[str, Any]:
+    """A config entry (as in config.json) for tests/mcp_servers/jsonrpc.py, the raw JSON-RPC server,
+    listing `tools` exactly as given (its spec is written to `where`/jsonrpc-N.json)."""
+    path = where / f"jsonrpc-{len(list(where.glob('jsonrpc-*.json')))}.json"
+    path.write_text(json.dumps({"tools": tools, **spec}))
+    return {"command": sys.executable, "args": [str(SERVERS / "jsonrpc.py"), str(path)]}
+
+
+def jsonrpc(where: Path, tools: list[Any], **spec: Any) -> McpServerConfig:
+    return McpServerConfig(**jsonrpc_json(where, tools, **spec))
 
 
 def free_port() -> int:
@@ -124,6 +139,29 @@ def make_executor(workspace: Path) -> Any:
     except ImportError:
         return RegistryExecutor()
     return ToolExecutor(workspace, ToolsConfig(), state_dir=workspace / ".vllm-bot")
+
+
+@contextmanager
+def managers(tmp_path: Path) -> Iterator[Any]:
+    """Inside: `make(servers, **mcp_config)` starts a manager (its logs in tmp_path/logs) and waits for
+    its servers to settle; every manager made is closed at the end."""
+    from vllm_bot.config import McpConfig
+    from vllm_bot.mcp.manager import McpManager
+
+    made: list[McpManager] = []
+
+    def make(servers: dict[str, McpServerConfig], **config: Any) -> McpManager:
+        m = McpManager(McpConfig(servers=servers, **config), tmp_path, log_dir=tmp_path / "logs")
+        made.append(m)
+        m.start()
+        assert m.wait(60)
+        return m
+
+    try:
+        yield make
+    finally:
+        for m in made:
+            m.close()
 
 
 def wait_until(condition: Any, timeout: float = 30.0) -> None:

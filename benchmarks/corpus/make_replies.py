@@ -158,7 +158,7 @@ def with_calls() -> list[dict[str, Any]]:
             "kimi-no-index",
             "Let me look.\n<|tool_calls_section_begin|><|tool_call_begin|>functions.read<|tool_call_argument_begin|>"
             '{"path": "src/app.py"}<|tool_call_end|><|tool_calls_section_end|>',
-            READ,
+            [("read", None)],  # an error call since issue 36 (no `:N` counter: never run)
             "kimi_k2",
         ),
         _case(

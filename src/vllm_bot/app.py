@@ -7,7 +7,9 @@ Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopp
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from . import __version__
@@ -86,6 +88,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-iterations", type=int, metavar="N", help="stop after N model requests per task"
     )
+    parser.add_argument(
+        "--allow-home",
+        action="store_true",
+        help="work with your home directory (or a folder above it) as the workspace; its dotfiles and "
+        "dot-folders stay out of reach (an interactive start asks instead)",
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue", dest="continue_", action="store_true", help="resume the latest session here"
@@ -163,6 +171,7 @@ def run_session(args: argparse.Namespace) -> int:
         return run_demo(args)
     workspace = resolve_workspace(args.workspace)
     task = read_task(args.prompt)
+    check_home_workspace(workspace, allowed=args.allow_home, interactive=task is None and sys.stdin.isatty())
     ask = ask_trust if task is None and sys.stdin.isatty() else None  # headless never asks
     trust = trust_policy(args, ask)
     config = load_config(args.config, overrides=overrides_from(args), workspace=workspace, trust=trust)
@@ -170,6 +179,25 @@ def run_session(args: argparse.Namespace) -> int:
     if task is not None:
         return session.run_headless(task, args.output_format or "text")
     return session.run_interactive()
+
+
+def check_home_workspace(workspace: Path, *, allowed: bool, interactive: bool) -> None:
+    """A workspace at $HOME or above it needs --allow-home, or a yes when a terminal can ask."""
+    home = Path(os.path.realpath(os.environ.get("HOME") or Path.home()))
+    if allowed or home == Path("/") or not home.is_relative_to(workspace):
+        return
+    where = "your home directory" if workspace == home else f"{workspace}, above your home directory"
+    if interactive:
+        from .session import ask_home
+
+        if ask_home(workspace, where):
+            return
+        raise UsageError("not started: run it in a project folder (cd into it), or pass --allow-home")
+    raise UsageError(
+        f"the workspace is {where}: everything in it would be the model's to read and change. Run it in a "
+        "project folder (cd into it, or --workspace DIR), or pass --allow-home to work there anyway (its "
+        "dotfiles and dot-folders stay out of reach)"
+    )
 
 
 def guarded(action: Any, *, headless: bool) -> int:

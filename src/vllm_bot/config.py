@@ -104,6 +104,8 @@ class SandboxConfig:
     bwrap: str = "bwrap"  # the bubblewrap binary: a name on PATH or a path
     hidden_paths: list[str] = field(default_factory=list)  # more files/dirs hidden from commands
     writable_paths: list[str] = field(default_factory=list)  # more dirs commands may write
+    visible_paths: list[str] = field(default_factory=list)  # more folders under $HOME shown read-only
+    unix_sockets: bool = False  # let commands make unix sockets (they could reach servers outside)
     git_writable: bool = False  # let commands write .git (commit, branch); a command can then rewrite history
     # Resource limits for every exec command, sandboxed or not (0: no limit of that kind).
     max_memory_mb: int | None = ranged(None, low=0)  # None: half the machine's memory

@@ -39,10 +39,13 @@ def defaults_file() -> Path | None:
     return path if (checkout / "cli.py").is_file() and path.is_file() else None
 
 
-def user_config_dir() -> Path:
-    """`$XDG_CONFIG_HOME/vllm-bot` (default `~/.config/vllm-bot`), however the program was installed."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    return (Path(base) if os.path.isabs(base) else Path.home() / ".config") / "vllm-bot"
+def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/vllm-bot` (default `~/.config/vllm-bot`), however the program was installed;
+    `env` (default ours) gives the variables and HOME."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME", "")
+    home = Path(env.get("HOME") or Path.home())
+    return (Path(base) if os.path.isabs(base) else home / ".config") / "vllm-bot"
 
 
 def user_config_path() -> Path:
@@ -154,8 +157,12 @@ def _apply_project(cfg: Config, workspace: Path, env: Mapping[str, str], trust: 
     settings = {name: risky for name, _, _, risky in layers if risky}
     state = "trusted"
     if settings:
-        state = trust.decide(TrustRequest(workspace, settings))
+        request = TrustRequest(workspace, settings)
+        state = trust.decide(request)
         cfg.provenance.trust = state
+        if state == "trusted for this run" and request.changes:
+            changed = safe_text("; ".join(request.changes), keep_newlines=False)
+            cfg.provenance.warnings.append(f"the project's settings apply for this run (trusted): {changed}")
     for name, path, data, risky in layers:
         if state == "not trusted" and risky:
             cfg.provenance.ignored += [safe_text(f"{key} ({name})", keep_newlines=False) for key in risky]

@@ -25,13 +25,14 @@ from .model.telemetry import for_session
 from .model.trace import Trace
 from .prompts import SystemPrompts
 from .safety.approval import ApprovalGate
+from .safety.boundary import build as build_boundary
 from .statedir import workspace_state_dir
 from .tools.mentions import attach, budget_for
 from .tools.toolbox import build_toolbox
 from .ui import fanout, front_end
 from .ui.banner import BannerInfo, git_status, sandbox_warning
 from .ui.debuglog import DebugLog
-from .ui.trust_prompt import ask_trust  # noqa: F401 - for the command line, which imports no UI
+from .ui.trust_prompt import ask_home, ask_trust  # noqa: F401 - for the command line, which imports no UI
 
 
 class Session:
@@ -70,7 +71,8 @@ class Session:
         self.telemetry = for_session(config.telemetry, self.client, self.emit)
         self.consumers += [ModeMemory(self.capabilities, self.client, self.emit), self.telemetry]
         self.add_status_field(self._cache_field)
-        self.toolbox = build_toolbox(config, workspace, self.state_dir)
+        self.boundary = build_boundary(workspace, config, state_dirs=[self.state_dir])
+        self.toolbox = build_toolbox(config, workspace, self.state_dir, self.boundary)
         self.executor = self.toolbox.executor
         self.mcp = McpTools(config, workspace, self.state_dir)
         interactive = not headless and sys.stdin.isatty()
@@ -80,6 +82,7 @@ class Session:
             preview=self.mcp.preview(self.executor.preview),
             sandboxed=self.toolbox.sandboxed,
             workspace=workspace.resolve(),
+            path_rule=lambda path, write: self.executor.context.paths.rule(path, write=write),
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         # Checkpoints before changes, the saved conversation, --continue / --resume.

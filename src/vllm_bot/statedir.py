@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 STATE_DIR_NAME = ".vllm-bot"
-# The agent's own state, and the git directory: git on the host reads its config, hooks, commondir,
-# ... and runs what they say, so the file tools change nothing in them (commands use git itself).
-PROTECTED_NAMES = (STATE_DIR_NAME, ".git")
 
 
 def is_stand_in(dot_git: Path | str) -> bool:
@@ -35,9 +33,11 @@ def workspace_state_dir(workspace: Path, create: bool = True) -> Path:
     return path
 
 
-def user_state_dir(create: bool = True) -> Path:
-    """Per-user state (server capability cache, ...): $XDG_STATE_HOME/vllm-bot."""
-    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+def user_state_dir(create: bool = True, env: Mapping[str, str] | None = None) -> Path:
+    """Per-user state (server capability cache, ...): $XDG_STATE_HOME/vllm-bot; `env` (default ours)
+    gives the variables and HOME."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_STATE_HOME") or Path(env.get("HOME") or Path.home()) / ".local" / "state")
     path = base / "vllm-bot"
     if create:
         path.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ import json
 import os
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from .printable import safe_text
 from .statedir import user_state_dir
 
 TRUST_FILE = "trusted-workspaces.json"
+AGENT_WRITES = "agent-writes.json"  # files that configure the agent, as the agent last wrote them
 TRUST_ENV = "VLLM_BOT_TRUST_PROJECT"  # =1: trust this run's project settings, as --trust-project does
 # A setting of the trust question wraps at 100 columns (at spaces where it can), never cut; its next
 # lines are indented deeper than an item, so no part of a value can pass for another setting.
@@ -83,12 +84,75 @@ def fingerprint(risky: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def file_digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def record_agent_write(workspace: Path, path: Path, data: bytes) -> None:
+    """Note that the agent (with the user's approval) wrote `path`, a file that configures the agent."""
+    store = user_state_dir() / AGENT_WRITES
+    entries = _read_json(store)
+    ws = entries.setdefault(str(workspace.resolve()), {})
+    ws[str(path.relative_to(workspace))] = {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "at": time.strftime("%Y-%m-%d %H:%M"),
+    }
+    _write_json(store, entries)
+
+
+def changes_since_trusted(workspace: Path, files: list[str], entry: dict[str, Any] | None) -> list[str]:
+    """One line per file of `files` (relative to `workspace`) that changed since the workspace was last
+    trusted (`entry`, None: never), and whether the agent wrote it as it is now."""
+    wrote = _read_json(user_state_dir(create=False) / AGENT_WRITES).get(str(workspace.resolve()), {})
+    trusted_files = (entry or {}).get("files") or {}
+    lines = []
+    for name in files:
+        now = file_digest(workspace / name)
+        agent = wrote.get(name)
+        by_agent = isinstance(agent, dict) and agent.get("sha256") == now
+        if entry is not None and trusted_files.get(name, "") == now:
+            continue
+        if entry is None and not by_agent:
+            continue  # never trusted: the question says so; nothing changed that it would not show
+        line = f"{name}: " + (
+            f"changed since you trusted this workspace on {entry.get('since')}" if entry else ""
+        )
+        if by_agent:
+            line += (
+                "; " if entry else ""
+            ) + f"written by the agent, with your approval, on {agent.get('at')}"
+        elif agent:
+            line += "; not as the agent last wrote it"
+        lines.append(line)
+    return lines
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 @dataclass
 class TrustRequest:
-    """What a workspace asks to be trusted with: {file label: {dotted key: value}}."""
+    """What a workspace asks to be trusted with: {file label: {dotted key: value}}, and which of its
+    files changed since it was last trusted (`changes`, filled in by TrustPolicy)."""
 
     workspace: Path
     settings: dict[str, dict[str, Any]]
+    changes: list[str] = field(default_factory=list)
 
     def keys(self) -> list[str]:
         return [key for keys in self.settings.values() for key in keys]
@@ -102,6 +166,8 @@ class TrustRequest:
             for key, value in keys.items():
                 shown = f"{label}: {key} = {json.dumps(value, ensure_ascii=False)}"
                 lines += SETTING_WRAP.wrap(safe_text(shown, keep_newlines=False))
+        for change in self.changes:
+            lines += SETTING_WRAP.wrap(safe_text(change, keep_newlines=False))
         lines.append(
             "They come from the repository. Trust this workspace? They then apply, now and in later "
             "sessions, until they change."
@@ -129,25 +195,26 @@ class TrustStore:
         return self._path or user_state_dir(create=False) / TRUST_FILE
 
     def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        entries = data.get("workspaces") if isinstance(data, dict) else None
+        entries = _read_json(self.path).get("workspaces")
         return entries if isinstance(entries, dict) else {}
 
-    def is_trusted(self, workspace: Path, digest: str) -> bool:
-        entry = self._read().get(str(workspace.resolve()))
-        return isinstance(entry, dict) and entry.get("sha256") == digest
+    def entry(self, workspace: Path) -> dict[str, Any] | None:
+        """What was remembered when `workspace` was last trusted (None: never)."""
+        found = self._read().get(str(workspace.resolve()))
+        return found if isinstance(found, dict) else None
 
-    def remember(self, workspace: Path, digest: str) -> None:
+    def is_trusted(self, workspace: Path, digest: str) -> bool:
+        entry = self.entry(workspace)
+        return entry is not None and entry.get("sha256") == digest
+
+    def remember(self, workspace: Path, digest: str, files: Sequence[str] = ()) -> None:
         entries = self._read()
-        entries[str(workspace.resolve())] = {"sha256": digest, "since": time.strftime("%Y-%m-%d %H:%M")}
-        path = self.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"version": 1, "workspaces": entries}, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        entries[str(workspace.resolve())] = {
+            "sha256": digest,
+            "since": time.strftime("%Y-%m-%d %H:%M"),
+            "files": {name: file_digest(workspace / name) for name in files},
+        }
+        _write_json(self.path, {"version": 1, "workspaces": entries})
 
 
 @dataclass
@@ -167,9 +234,11 @@ class TrustPolicy:
         digest = fingerprint(merged)
         if self.store.is_trusted(request.workspace, digest):
             return "trusted"
+        files = list(request.settings)
+        request.changes = changes_since_trusted(request.workspace, files, self.store.entry(request.workspace))
         if self.explicit:
             return "trusted for this run"
         if self.ask is not None and self.ask(request):
-            self.store.remember(request.workspace, digest)
+            self.store.remember(request.workspace, digest, files)
             return "trusted"
         return "not trusted"

@@ -192,6 +192,6 @@ def test_a_planted_commondir_cannot_make_host_git_run_its_config(world, tmp_path
     assert ".git/commondir: Read-only file system" in results[0]  # .git is read-only in the sandbox
     assert "sandbox.git_writable" in results[0]  # and the model was told why
     assert "refused by policy" in results[2]  # the policy denies file-tool writes into .git
-    assert "Refused" in results[4] and ".git" in results[4]  # and so do the tools, through a symlink too
+    assert "rule git-internals" in results[4]  # through a symlink too: the boundary resolves it
     assert git(ws, "status", "--short").returncode == 0  # the user's git still works
     assert not marker.exists()  # nobody ran the planted filter: not our checkpoints, not the user's git

@@ -89,7 +89,7 @@ def test_slash_doctor_reports_and_follows_the_verdict(tmp_path):
         client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
         client.resolve_model()
         client.function_calling = False  # e.g. a remembered fallback from before the server was fixed
-        session = StandInSession(config=config, client=client, said=[])
+        session = StandInSession(config=config, client=client, said=[], workspace=tmp_path)
         dispatch(session, "/doctor")
     text = "\n".join(session.said)
     assert (
@@ -101,7 +101,7 @@ def test_slash_doctor_reports_and_follows_the_verdict(tmp_path):
         config = load_config(path, env={}, overrides={"vllm.base_url": server.base_url})
         client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
         client.resolve_model()
-        session = StandInSession(config=config, client=client, said=[])
+        session = StandInSession(config=config, client=client, said=[], workspace=tmp_path)
         dispatch(session, "/doctor")
     assert client.function_calling is False and "Switched this session to the text protocol." in session.said
 
@@ -179,7 +179,7 @@ def test_slash_doctor_reports_the_sessions_own_mcp_servers(tmp_path):
             client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
             client.resolve_model()
             mcp = SimpleNamespace(manager=manager)
-            session = StandInSession(config=config, client=client, said=[], mcp=mcp)
+            session = StandInSession(config=config, client=client, said=[], workspace=tmp_path, mcp=mcp)
             dispatch(session, "/doctor")
     finally:
         manager.close()

@@ -2,6 +2,7 @@
 with a reference solution (tests/eval/solutions.yaml), the hidden files stay out of the repository,
 and the mix of tasks is what the README promises."""
 
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,8 @@ TASKS = bundled()
 
 
 def run_check(line, workspace):
+    """As batch runs a task's check: the hidden files copied in first (the line's check_files)."""
+    shutil.copytree(line["check_files"], workspace, dirs_exist_ok=True)
     return subprocess.run(
         ["bash", "-c", line["check"]], cwd=workspace, capture_output=True, text=True, timeout=120
     )

@@ -255,7 +255,9 @@ def test_config_enabled_and_disabled_tools(tmp_path):
             h.close()
     assert names == ["mcp__only__echo", "mcp__less__echo"]
     assert rows["only"].hidden == ["fail"] and rows["less"].hidden == ["fail"]
-    assert "MCP server only: no tool named 'nosuch' (enabled/disabled_tools)" in h.events.notices()
+    assert "MCP server only: enabled_tools names 'nosuch', a tool the server does not list" in (
+        h.events.notices()
+    )
 
 
 def test_no_servers_configured(tmp_path):
@@ -270,11 +272,9 @@ def test_no_servers_configured(tmp_path):
     assert not [e for e in h.events if isinstance(e, Notice)]
 
 
-def test_text_mode_error_hint_shows_the_expected_shape_once(tmp_path):
-    script = [
-        Reply(content='TOOL_CALL: {"name": "mcp__basic__echo", "args": {"txt": "a"}}'),
-        Reply(content="Sorry."),
-    ]
+def text_mode_answer(tmp_path, reply):
+    """What the model reads after writing `reply` in text mode with the basic server's tools."""
+    script = [Reply(content=reply), Reply(content="Sorry.")]
     with FakeVLLM(script, mode="noparser") as server:
         h = Harness(tmp_path, server, {"basic": stdio("basic")}, function_calling=False)
         try:
@@ -282,5 +282,15 @@ def test_text_mode_error_hint_shows_the_expected_shape_once(tmp_path):
         finally:
             h.close()
         server.assert_done()
-    user = server.requests[1]["messages"][-1]["content"]
+    return server.requests[1]["messages"][-1]["content"]
+
+
+def test_text_mode_error_hint_shows_the_expected_shape_once(tmp_path):
+    user = text_mode_answer(tmp_path, 'TOOL_CALL: {"name": "mcp__basic__echo", "args": {"txt": "a"}}')
     assert user.count('Expected mcp__basic__echo(text), arguments like {"text": "<string>"}') == 1
+
+
+def test_text_mode_says_once_that_a_call_could_not_be_used(tmp_path):
+    user = text_mode_answer(tmp_path, 'TOOL_CALL: {"nome": "mcp__basic__echo", "args": {"text": "a"}}')
+    assert 'could not use this tool call: expected an object with "name" and "args".\nYou wrote:' in user
+    assert "could not be used" not in user and user.count("could not use this tool call") == 1

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_support import stdio_json
+from mcp_support import jsonrpc_json, stdio_json
 
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
@@ -71,6 +71,28 @@ def test_mcp_list_json_exits_0_when_all_enabled_servers_connect(tmp_path):
     assert row["resources"] is True
     # The server wrote nothing to its log, so the report points at none.
     assert row["log"] is None and (tmp_path / ".vllm-bot" / "mcp" / "basic.log").read_text() == ""
+
+
+def test_mcp_list_shows_the_warnings_a_session_prints(tmp_path):
+    """What a session warns about a server (a name in enabled_tools it does not list, a tool it
+    skips) is in `mcp list` and its JSON too, not only in a session's notices."""
+    tools = [
+        {"name": "good", "inputSchema": {"type": "object"}},
+        {"name": "stringy", "inputSchema": {"type": "string"}},
+    ]
+    server = {**jsonrpc_json(tmp_path, tools), "enabled_tools": ["good", "nosuch"]}
+    config = write_config(tmp_path, {"mcp": {"servers": {"j": server}}})
+    done = cli("mcp", "list", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("j: connected, 1 tool, ~")
+    assert lines[1] == "  warning: enabled_tools names 'nosuch', a tool the server does not list"
+    assert lines[-1] == '  skipped stringy: its inputSchema has type "string", not "object"'
+    assert "validation error" not in done.stdout + done.stderr
+    done = cli("mcp", "list", "--json", "--config", config, "--workspace", str(tmp_path), cwd=tmp_path)
+    [row] = json.loads(done.stdout)
+    assert row["warnings"] == ["enabled_tools names 'nosuch', a tool the server does not list"]
+    assert row["skipped"] == ['stringy: its inputSchema has type "string", not "object"']
 
 
 def test_junk_on_a_servers_stdout_is_one_warning_and_no_traceback(tmp_path):

@@ -6,28 +6,14 @@ import signal
 import threading
 
 import pytest
-from mcp_support import stdio, wait_until
-
-from vllm_bot.config import McpConfig
-from vllm_bot.mcp.manager import McpManager
+from mcp_support import managers, stdio, wait_until
 
 
 @pytest.fixture
 def flaky(tmp_path):
     """A manager with the flaky server; the server's log is tmp_path/logs/flaky.log."""
-    managers = []
-
-    def make(**config):
-        servers = {"flaky": stdio("flaky", **config.pop("server", {}))}
-        m = McpManager(McpConfig(servers=servers, **config), tmp_path, log_dir=tmp_path / "logs")
-        m.start()
-        assert m.wait(60)
-        managers.append(m)
-        return m
-
-    yield make
-    for m in managers:
-        m.close()
+    with managers(tmp_path) as make:
+        yield lambda server=None, **config: make({"flaky": stdio("flaky", **(server or {}))}, **config)
 
 
 def log_of(tmp_path):
@@ -39,10 +25,15 @@ def test_timeout_cancels_the_call_and_the_server_stays_usable(flaky, tmp_path):
     slow = m.call("mcp__flaky__wait", {"seconds": 30}, "c1")
     assert slow.kind == "error" and slow.tool_call_id == "c1"
     assert slow.value == (
-        "wait on MCP server flaky did not answer within 1 s and was cancelled. "
-        "Try a smaller request, or continue without this tool."
+        "wait on MCP server flaky did not answer within 1 s (mcp.servers.flaky.timeout) and was "
+        "cancelled. Try a smaller request, or continue without this tool."
     )
-    assert m.take_notices() == [("warning", "MCP server flaky: wait timed out after 1 s")]
+    assert m.take_notices() == [
+        (
+            "warning",
+            "MCP server flaky: wait did not answer within 1 s (mcp.servers.flaky.timeout) and was cancelled",
+        )
+    ]
     wait_until(lambda: "cancelled after a request to wait 30 s" in log_of(tmp_path))
     assert m.call("mcp__flaky__sleep", {"seconds": 0}).value == "slept 0.0"
 
@@ -56,13 +47,30 @@ def test_progress_keeps_a_call_alive_past_the_timeout_and_is_shown(flaky):
     assert shown == [f"progress {i}/6 ({i / 6:.0%}): step {i}\n" for i in range(1, 7)]
 
 
-def test_progress_does_not_outlive_max_call_time(flaky):
+def test_progress_does_not_outlive_max_call_time_and_both_are_told_the_same(flaky):
     m = flaky(server={"timeout": 1}, max_call_time=2)
     result = m.call("mcp__flaky__work", {"steps": 50, "interval": 0.2})
     assert result.kind == "error"
-    assert result.value.startswith(
-        "work on MCP server flaky kept reporting progress past mcp.max_call_time (2 s) and was cancelled."
-    )
+    why = "kept reporting progress past mcp.max_call_time (2 s) and was cancelled"
+    assert result.value.startswith(f"work on MCP server flaky {why}.")
+    # The user reads the same story as the model (not "timed out after 1 s").
+    assert m.take_notices() == [("warning", f"MCP server flaky: work {why}")]
+
+
+def test_a_timeout_above_max_call_time_without_progress_is_a_plain_timeout(flaky):
+    m = flaky(server={"timeout": 2}, max_call_time=1)
+    result = m.call("mcp__flaky__wait", {"seconds": 30})
+    why = "did not answer within 2 s (mcp.servers.flaky.timeout) and was cancelled"
+    assert result.value.startswith(f"wait on MCP server flaky {why}.")
+    assert m.take_notices() == [("warning", f"MCP server flaky: wait {why}")]
+
+
+def test_progress_then_silence_is_told_as_such(flaky):
+    m = flaky(server={"timeout": 1})
+    result = m.call("mcp__flaky__work", {"steps": 1, "interval": 0.2, "then_wait": 30})
+    why = "reported progress, then nothing for 1 s (mcp.servers.flaky.timeout) and was cancelled"
+    assert result.value.startswith(f"work on MCP server flaky {why}.")
+    assert m.take_notices() == [("warning", f"MCP server flaky: work {why}")]
 
 
 def test_the_cancel_event_stops_a_call_and_tells_the_server(flaky, tmp_path):

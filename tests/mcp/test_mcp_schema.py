@@ -14,6 +14,7 @@ from vllm_bot.mcp.schema import (
     convert_tool,
     trim,
 )
+from vllm_bot.mcp.screen import screened
 from vllm_bot.tools.validation import normalize_arguments
 
 ISSUE_SCHEMA = {
@@ -75,6 +76,7 @@ def test_converted_schema_validates_arguments():
             't: its inputSchema has type "array", not "object"',
         ),
         ({"name": "t", "inputSchema": "string"}, "t: its inputSchema is not an object schema"),
+        ({"name": "t"}, "t: it has no inputSchema (MCP requires one, even when empty)"),
         (
             {"name": "t", "inputSchema": {"type": "object", "default": {1, 2}}},
             "t: its inputSchema is not JSON",
@@ -130,17 +132,17 @@ def test_local_refs_that_resolve_are_kept(ref):
     assert tool.definition["function"]["parameters"]["properties"]["r"] == {"$ref": ref}
 
 
-def test_missing_schema_means_no_parameters_and_missing_type_means_object():
-    assert convert({"name": "t"}).definition["function"]["parameters"] == {"type": "object", "properties": {}}
+def test_missing_type_means_object():
     params = convert({"name": "t", "inputSchema": {"properties": {}}}).definition["function"]["parameters"]
     assert params["type"] == "object"
 
 
 def test_description_falls_back_to_title_then_name_and_is_trimmed():
-    assert convert({"name": "t", "title": "Nice title"}).definition["function"]["description"] == "Nice title"
-    assert convert({"name": "t"}).definition["function"]["description"] == "t"
+    bare = {"name": "t", "inputSchema": {"type": "object"}}
+    assert convert({**bare, "title": "Nice title"}).definition["function"]["description"] == "Nice title"
+    assert convert(bare).definition["function"]["description"] == "t"
     long = "Does things. " * 100
-    description = convert({"name": "t", "description": long}).definition["function"]["description"]
+    description = convert({**bare, "description": long}).definition["function"]["description"]
     assert len(description) <= DESCRIPTION_LIMIT and description.endswith("Does things.")
 
 
@@ -205,3 +207,19 @@ def test_listing_keeps_order_skips_bad_tools_and_gives_clean_names_priority():
 @pytest.mark.parametrize("support", ["forbidden", "optional"])
 def test_tools_that_may_run_without_a_task_are_kept(support):
     assert convert({"name": "t", "inputSchema": {"type": "object"}, "execution": {"taskSupport": support}})
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_the_screen_takes_out_only_the_tools_the_sdk_cannot_read(version):
+    good = {"name": "good", "inputSchema": {"type": "object"}}
+    bad = {"name": "bad", "inputSchema": {"type": "string"}}
+    result = {"tools": [good, bad, {"inputSchema": {"type": "object"}}], "nextCursor": "2"}
+    kept, rejected = screened(result, version)
+    # Fields the result as a whole lacks for this version are the SDK's to report, not a tool's fault.
+    assert kept == {"tools": [good], "nextCursor": "2"}
+    assert [(r.tool, r.problem) for r in rejected] == [
+        (bad, "inputSchema.type: Input should be 'object'"),
+        ({"inputSchema": {"type": "object"}}, "name: Field required"),
+    ]
+    assert screened({"tools": [good]}, version) == ({"tools": [good]}, [])
+    assert screened({"tools": "none"}, version) == ({"tools": "none"}, [])

@@ -15,6 +15,7 @@ from vllm_bot.config import McpConfig, McpServerConfig
 from vllm_bot.mcp import resources
 from vllm_bot.mcp.manager import McpManager
 from vllm_bot.mcp.prompts import parse_arguments, prompt_text
+from vllm_bot.mcp.report import server_row, status_lines
 from vllm_bot.tools.definitions import signature
 
 
@@ -35,6 +36,8 @@ def test_time_server(tmp_path):
     try:
         [state] = m.snapshot()
         assert state.status == "connected" and state.skipped == []
+        # It declares resources and lists none: no resource tools for it.
+        assert state.resources is False and m.resource_servers() == []
         tools = {t.name: t for t in state.tools}
         assert signature(tools["convert_time"].definition) == (
             "mcp__time__convert_time(source_timezone: string, time: string, target_timezone: string)"
@@ -174,3 +177,43 @@ def test_everything_log_messages_go_to_its_log(everything):
         wait_until(lambda: "[server-log] " in everything.log.read_text())
     finally:
         everything.call("mcp__everything__toggle-simulated-logging", {})
+
+
+def test_an_http_server_that_restarts_is_back_without_stale_lines(tmp_path):
+    """server-everything over HTTP stops and starts again on its port: the ping notices, the restart
+    connects, and neither the old session's end (the new server answers its DELETE with 400) nor the
+    old "stopped answering pings" shows, nor the skipped tool a second time."""
+    port = free_port()
+    command, env = [*reference_command("everything"), "streamableHttp"], {"PORT": str(port)}
+    proc = start_http_server(port, command, env=env)
+    server = McpServerConfig(url=f"http://127.0.0.1:{port}/mcp")
+    # Pings 2 s apart: the new server is usually up before the next one, which it answers with
+    # "no such session" (the case users meet); a ping in between finds no server at all.
+    m = McpManager(McpConfig(servers={"everything": server}, ping_interval=2), tmp_path, log_dir=tmp_path)
+    m.start()
+    said = []
+    try:
+        assert m.wait(60)
+        wait_until(
+            lambda: said.extend(m.take_notices()) or any("simulate-research-query" in t for _, t in said)
+        )
+        proc.terminate()
+        proc.wait(10)
+        proc = start_http_server(port, command, env=env)
+        wait_until(lambda: said.extend(m.take_notices()) or any("restarting it" in t for _, t in said))
+        assert m.wait(60)
+        wait_until(lambda: any("simulate-research-query" in s for s in m.snapshot()[0].skipped))
+        assert m.call("mcp__everything__echo", {"message": "back"}).value == "Echo: back"
+        said.extend(m.take_notices())
+        [state] = m.snapshot()
+    finally:
+        m.close()
+        proc.terminate()
+        proc.wait(10)
+    assert state.status == "connected" and state.error is None and state.warnings == []
+    texts = [text for _, text in said]
+    assert not [t for t in texts if "Session termination" in t], texts
+    assert sum("skipped simulate-research-query" in t for t in texts) == 1, texts
+    lines = status_lines([server_row(state)], with_tools=False)
+    assert lines[0].startswith("everything: connected, ")
+    assert not [line for line in lines if "error:" in line or "pings" in line or "warning:" in line], lines

@@ -46,11 +46,12 @@ async def wait(seconds: float) -> str:
 
 
 @server.tool()
-async def work(steps: int, interval: float, ctx: Context) -> str:
-    """Report progress every `interval` seconds for `steps` steps."""
+async def work(steps: int, interval: float, ctx: Context, then_wait: float = 0) -> str:
+    """Report progress every `interval` seconds for `steps` steps (then wait `then_wait` seconds)."""
     for step in range(1, steps + 1):
         await anyio.sleep(interval)
         await ctx.report_progress(step, steps, f"step {step}")
+    await anyio.sleep(then_wait)
     return f"worked {steps} steps"
 
 

@@ -8,12 +8,38 @@ from typing import Any
 
 import pytest
 import yaml
+from test_parsing_schema import tool_definition
 
 from vllm_bot.parsing import extract_tool_calls, parse_tool_calls
 
 CASES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "data" / "parsing_cases.yaml").read_text(encoding="utf-8")
 )
+
+_STRING = {"type": "string"}
+_WEATHER = tool_definition("get_weather", {"city": _STRING, "unit": _STRING}, ["city"])
+# The tools a case offers (its `tools:` key); the built-in tools when it names none.
+TOOL_SETS: dict[str, list[dict[str, Any]]] = {
+    "weather": [_WEATHER],
+    "weather_time": [_WEATHER, tool_definition("get_time", {"timezone": _STRING}, ["timezone"])],
+    "typed": [
+        tool_definition(
+            "edit_file",
+            {
+                "old_string": _STRING,
+                "new_string": _STRING,
+                "indent": {"type": "integer"},
+                "scale": {"type": "number"},
+                "enabled": {"type": "boolean"},
+            },
+            ["old_string"],
+        )
+    ],
+}
+
+
+def tools_of(case: dict[str, Any]) -> list[dict[str, Any]] | None:
+    return TOOL_SETS[case["tools"]] if "tools" in case else None
 
 
 def test_the_table_is_big_and_varied() -> None:
@@ -26,7 +52,7 @@ def test_the_table_is_big_and_varied() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_case(case: dict[str, Any]) -> None:
-    extraction = extract_tool_calls(case["text"])
+    extraction = extract_tool_calls(case["text"], tools_of(case))
     expected = case.get("calls") or []
     got = extraction.calls
     assert len(got) == len(expected), [(c.name, c.arguments, c.metadata) for c in got]

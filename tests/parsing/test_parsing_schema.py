@@ -10,13 +10,13 @@ import pytest
 from vllm_bot.parsing import parse_tool_calls
 
 
-def _tool(name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def tool_definition(name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     parameters = {"type": "object", "properties": properties, "required": required}
     return {"type": "function", "function": {"name": name, "parameters": parameters}}
 
 
 TRIAGE = [
-    _tool(
+    tool_definition(
         "triage",
         {
             "title": {"type": "string"},
@@ -126,10 +126,12 @@ def test_a_value_that_does_not_fit_its_type_is_an_error_for_the_model() -> None:
     assert call.error is not None and "priority" in call.error
 
 
-WEATHER = [_tool("get_weather", {"city": {"type": "string"}}, ["city"])]
+WEATHER = [tool_definition("get_weather", {"city": {"type": "string"}}, ["city"])]
 
 
-@pytest.mark.parametrize("head", ["0", "functions.0", "functions.get_weather", "get_weather:0"])
+# `functions.get_weather` without its `:0` was read here too until issue 36 made it an error call
+# (tests/parsing/data/parsing_cases.yaml, kimi-name-without-counter-one-tool).
+@pytest.mark.parametrize("head", ["0", "functions.0", "get_weather:0"])
 def test_kimi_counter_or_bare_name_with_one_tool_offered(head: str) -> None:
     text = (
         f"<|tool_calls_section_begin|><|tool_call_begin|>{head}<|tool_call_argument_begin|>"
@@ -157,7 +159,9 @@ def test_langchain_action_must_name_an_offered_tool() -> None:
 
 
 def test_a_tool_whose_schema_has_a_properties_parameter_may_be_called_with_it() -> None:
-    tools = [_tool("define", {"type": {"type": "string"}, "properties": {"type": "object"}}, ["type"])]
+    tools = [
+        tool_definition("define", {"type": {"type": "string"}, "properties": {"type": "object"}}, ["type"])
+    ]
     text = (
         '<tool_call>{"name": "define", "arguments": {"type": "object", "properties": {"a": {}}}}</tool_call>'
     )
@@ -181,7 +185,7 @@ def test_a_namespaced_name_means_the_offered_tool_its_last_segment_names(name: s
 
 
 def test_an_offered_dotted_name_is_taken_whole() -> None:
-    tools = [_tool("geo.get_weather", {"city": {"type": "string"}}, []), *WEATHER]
+    tools = [tool_definition("geo.get_weather", {"city": {"type": "string"}}, []), *WEATHER]
     assert [c.name for c in parse_tool_calls(_atem("geo.get_weather"), tools)] == ["geo.get_weather"]
     assert [c.name for c in parse_tool_calls(_atem("other.get_weather"), tools)] == ["get_weather"]
 
@@ -195,7 +199,7 @@ def test_a_name_whose_last_segment_is_not_offered_stays_unknown(name: str) -> No
 
 
 def test_a_last_segment_matching_two_tools_only_loosely_is_unknown() -> None:
-    tools = [_tool("get_weather", {}, []), _tool("Get-Weather", {}, [])]
+    tools = [tool_definition("get_weather", {}, []), tool_definition("Get-Weather", {}, [])]
     (call,) = parse_tool_calls(_atem("svc.GET_WEATHER"), tools)
     assert call.error is not None and "unknown tool 'svc.GET_WEATHER'" in call.error
 

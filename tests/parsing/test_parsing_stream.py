@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_parsing_cases import CASES
+from test_parsing_cases import CASES, tools_of
 
 from vllm_bot.parsing import StreamFilter, extract_tool_calls
 from vllm_bot.parsing.stream import CALL_MARKERS
@@ -44,19 +44,19 @@ def stream(text: str, cuts: list[int], **kwargs: Any) -> tuple[str, list[str]]:
 
 @pytest.mark.parametrize("case", STREAMABLE, ids=[c["id"] for c in STREAMABLE])
 def test_token_by_token_prints_the_prose(case: dict[str, Any]) -> None:
-    text = case["text"]
-    printed, _ = stream(text, list(range(1, len(text))))
-    assert tidy(printed) == extract_tool_calls(text).content
+    text, tools = case["text"], tools_of(case)
+    printed, _ = stream(text, list(range(1, len(text))), definitions=tools)
+    assert tidy(printed) == extract_tool_calls(text, tools).content
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(STREAMABLE), st.lists(st.floats(0, 1), max_size=12))
 def test_any_chunking_prints_the_same(case: dict[str, Any], fractions: list[float]) -> None:
-    text = case["text"]
-    whole, _ = stream(text, [])
-    chunked, _ = stream(text, [int(f * len(text)) for f in fractions])
+    text, tools = case["text"], tools_of(case)
+    whole, _ = stream(text, [], definitions=tools)
+    chunked, _ = stream(text, [int(f * len(text)) for f in fractions], definitions=tools)
     assert chunked == whole
-    assert tidy(whole) == extract_tool_calls(text).content
+    assert tidy(whole) == extract_tool_calls(text, tools).content
 
 
 def test_prose_before_a_call_is_printed_before_the_call_ends() -> None:
@@ -230,3 +230,19 @@ def test_new_formats_never_print_call_syntax(call: str, step: int) -> None:
     assert "Listing the folder now." in "".join(pieces[:-1])  # shown before the call is complete
     assert "ls" not in printed.replace("Listing the folder now.", "")
     assert tidy(printed) == extract_tool_calls(text).content
+
+
+def test_a_bracketed_note_at_the_start_is_released_at_its_line_end() -> None:
+    # `[TODO(alice)]` opens like a pythonic call list naming no offered tool; once its line goes
+    # on with words it cannot become one, so the lines after it stream.
+    f = StreamFilter()
+    out = f.feed("[TODO(alice)] fix the login page\n")
+    out += f.feed("and the signup form")
+    assert out == "[TODO(alice)] fix the login page\nand the signup form"
+    assert f.flush() == ""
+
+
+def test_a_call_list_opening_with_a_tool_not_offered_is_held() -> None:
+    f = StreamFilter()
+    text = "[bad(x=b'z'),\n read(path='a.py')]"
+    assert "".join(f.feed(ch) for ch in text) + f.flush() == ""

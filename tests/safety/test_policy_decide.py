@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.safety.approval import Answer, ApprovalGate
+from vllm_bot.safety.boundary import for_workspace
 from vllm_bot.safety.policy import Grants, GrantScope, decide, grant_scope, is_read_only_command, remember
 from vllm_bot.safety.wrappers import OPEN_ENDED
 
 MODES = ("ask", "auto-edit", "full-auto")
+# The boundary of a session in /home/u/project (boundary.py): the rule it finds for a file tool's path
+# goes into decide, as the approval gate passes it.
+BOUNDARY = for_workspace(Path("/home/u/project"), env={"HOME": "/home/u", "PATH": ""})
+
+
+def rule_of(tool_call: ToolCall):
+    path = tool_call.arguments.get("path")
+    if tool_call.name not in ("write", "edit") or not isinstance(path, str):
+        return None
+    return BOUNDARY.judge(Path(os.path.realpath(BOUNDARY.workspace / os.path.expanduser(path))), write=True)
 
 
 def call(name: str, **arguments: object) -> ToolCall:
@@ -53,16 +67,31 @@ CASES = [
     (EXTERNAL, G_TOOLS, True, ("allow", "allow", "allow")),
     (call("write", path=".git/hooks/pre-commit", content="x"), G_TOOLS, True, ("deny",) * 3),
     (call("edit", path="./.git/config", oldText="a", newText="b"), G_NONE, True, ("deny",) * 3),
-    (call("write", path="/home/u/project/.vllm-bot/config.json", content="{}"), G_NONE, True, ("deny",) * 3),
+    (call("write", path="/home/u/project/.vllm-bot/config.json", content="{}"), G_NONE, True, ("ask",) * 3),
+    (
+        call("write", path="/home/u/project/.vllm-bot/sessions/x.json", content="{}"),
+        G_NONE,
+        True,
+        ("deny",) * 3,
+    ),
     (call("write", path="sub/.GIT/hooks/post-checkout", content="x"), G_NONE, True, ("deny",) * 3),
     (call("write", path=".github/workflows/ci.yml", content="x"), G_NONE, True, ("ask", "allow", "allow")),
     (call("write", path=".gitignore", content="x"), G_NONE, True, ("ask", "allow", "allow")),
     # auto-edit looks twice at paths the model wrote oddly (outside the workspace the tools refuse anyway)
     (call("write", path="/home/u/project/src/app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
-    (call("edit", path="../other/app.py", oldText="a", newText="b"), G_NONE, True, ("ask", "ask", "allow")),
-    (call("write", path="src/../../app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
-    (call("write", path="~/project/app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
-    (call("write", path="~", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("edit", path="../other/app.py", oldText="a", newText="b"), G_NONE, True, ("deny",) * 3),
+    (call("write", path="src/../../app.py", content="x"), G_NONE, True, ("deny",) * 3),
+    (
+        call("write", path="~/project/app.py", content="x"),
+        G_NONE,
+        True,
+        ("deny",) * 3,
+    ),  # this ~ is not /home/u
+    (call("write", path="~", content="x"), G_NONE, True, ("deny",) * 3),
+    (call("write", path=".mcp.json", content="{}"), G_TOOLS, True, ("ask",) * 3),  # configures the agent
+    (call("write", path=".vllm-bot/config.json", content="{}"), G_TOOLS, True, ("ask",) * 3),
+    (call("write", path="docs/AGENTS.md", content="x"), G_NONE, True, ("ask", "ask", "allow")),
+    (call("write", path="sub/.git/config", content="x"), G_TOOLS, True, ("deny",) * 3),
     (call("write", path="src\\..\\..\\app.py", content="x"), G_NONE, True, ("ask", "ask", "allow")),
     (call("write", path="/home/u/project/src/app.py", content="x"), G_TOOLS, True, ("allow",) * 3),
     (call("write", path="src/v1..v2.txt", content="x"), G_NONE, True, ("ask", "allow", "allow")),
@@ -80,7 +109,8 @@ CASES = [
 
 @pytest.mark.parametrize(("tool_call", "grants", "sandboxed", "expected"), CASES)
 def test_decide_table(tool_call, grants, sandboxed, expected):
-    got = tuple(decide(tool_call, mode, grants, sandboxed=sandboxed).decision for mode in MODES)
+    rule = rule_of(tool_call)
+    got = tuple(decide(tool_call, mode, grants, sandboxed=sandboxed, rule=rule).decision for mode in MODES)
     assert got == expected
 
 
@@ -95,7 +125,7 @@ def test_tool_kinds_override_and_unknown_tools_are_external():
 def test_every_verdict_has_a_reason():
     for tool_call, grants, sandboxed, _ in CASES:
         for mode in MODES:
-            assert decide(tool_call, mode, grants, sandboxed=sandboxed).reason
+            assert decide(tool_call, mode, grants, sandboxed=sandboxed, rule=rule_of(tool_call)).reason
 
 
 def test_remember_grants_prefixes_for_every_part_that_is_not_read_only():

@@ -107,7 +107,9 @@ def test_escape_fails_and_changes_nothing(layout: Layout, sandbox: Sandbox, temp
     before = layout.watched()
     command = template.format(o=layout.outside, h=layout.home, ws=layout.ws)
     result = run(sandbox, command, child_env(layout, sandbox))
-    assert result.returncode != 0, f"{command!r} succeeded: {result.stdout}{result.stderr}"
+    # $HOME is an empty read-only folder inside: `rm -rf ~/.ssh` finds nothing there to remove
+    if "$HOME" not in template:
+        assert result.returncode != 0, f"{command!r} succeeded: {result.stdout}{result.stderr}"
     assert layout.watched() == before
     assert not Path(f"{layout.ws}_sibling").exists()
     assert not Path("/tmp/pwned").exists()

@@ -65,8 +65,9 @@ def test_leaving_says_how_to_come_back_and_continue_shows_where_it_left_off(term
         assert term.exit_code() == 0
         words = " ".join(term.screen().split())  # the line is wider than the terminal
         hint = f"To continue this session later: python {term.script_path} --continue --workspace {ws}"
-        assert hint in words
-        again, _ = terminal(server, "--continue")
+        assert f"{hint} --base-url {server.base_url}" in words  # the same server when followed
+        again, _ = terminal(server, "--continue", ready=None)  # the recap's "> task" is no prompt
+        again.prompt(after="Fix: return a + b.")
         screen = again.screen()
         recap = screen.split("Where you left off:", 1)[1]
         assert "> why does add fail?" in recap
@@ -83,6 +84,31 @@ def test_leaving_says_how_to_come_back_and_continue_shows_where_it_left_off(term
         screen = again.wait_for("Second answer, short.", after="Resumed session")
         assert "> and now?" in screen.rsplit("Resumed session", 1)[1]
         again.prompt(after="  Second answer, short.")  # the recap's last line, then the prompt
+        again.keys("C-d")
+        assert again.exit_code() == 0
+        server.assert_done()
+
+
+def test_the_recap_renders_the_answer_as_markdown_and_shows_a_declined_call_as_declined(terminal):
+    script = [
+        Reply(content="Cleaning up.", calls=[Call("exec", {"command": "rm -rf build"})]),
+        Reply(content="**Stopped**, as you asked.\n\n- nothing was removed\n- `build` is still there"),
+    ]
+    with FakeVLLM(script) as server:
+        term, _ = terminal(server)
+        term.type("clean the build")
+        term.keys("Enter")
+        term.wait_for("Esc: just no")
+        term.keys("Escape")
+        term.prompt(after="is still there")
+        term.keys("C-d")
+        assert term.exit_code() == 0
+        again, _ = terminal(server, "--continue", ready=None)
+        again.prompt(after="is still there")
+        recap = again.screen().split("Where you left off:", 1)[1]
+        assert "● 1 tool call: $ rm -rf build (declined)" in recap, recap
+        assert "Stopped, as you asked." in recap and "**" not in recap, recap
+        assert "• nothing was removed" in recap and "`" not in recap, recap
         again.keys("C-d")
         assert again.exit_code() == 0
         server.assert_done()

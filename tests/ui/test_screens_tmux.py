@@ -65,3 +65,12 @@ def test_without_bubblewrap_the_full_auto_demo_warns_once_and_truly(tmp_path):
         assert "needs approval" not in words
     finally:
         term.close()
+
+
+def test_at_80x24_the_banner_keeps_its_title_on_the_screen(terminal):
+    with FakeVLLM([]) as server:
+        term, _ = terminal(server, width=80, height=24)
+        visible = term.screen(history=0, join=False).splitlines()
+        assert visible[0].startswith("vLLM Bot"), "\n".join(visible)
+        assert any(ln.startswith("model ") and server.model in ln for ln in visible)
+        assert any(ln.startswith("> ") or ln == ">" for ln in visible)  # the prompt below it

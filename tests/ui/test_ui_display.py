@@ -234,7 +234,7 @@ def test_live_footer_shows_task_time_tokens_so_far_and_context():
     assert status.footer() is None  # no task running
     status(RequestStarted("native", 3))
     started = status.stats.started
-    assert status.footer(started + 2.0) == "task 2.0s · in 0 · out 0"
+    assert status.footer(started + 2.0) == "task 2.0s · out 0"  # no `in 0`: not counted yet
     for event in _turn_events(3000, 100, 3.0, 1.0)[1:]:
         status(event)
     status(RequestStarted("native", 5))

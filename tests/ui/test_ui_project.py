@@ -125,4 +125,4 @@ def test_banner_and_tokens_name_the_instruction_files(workspace):
         s.close()
     assert rows["instructions"] == "AGENTS.md (~3 tokens)"
     assert rows["project config"] == ".vllm-bot/config.json (not trusted)"
-    assert "of which AGENTS.md: AGENTS.md (~3 tokens)" in s.output.getvalue()
+    assert "counted in the system prompt above:\n  AGENTS.md (~3 tokens)\n" in s.output.getvalue()

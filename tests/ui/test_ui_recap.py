@@ -4,7 +4,9 @@ from pathlib import Path
 
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
 from vllm_bot.cliargs import program_name
+from vllm_bot.config_layers import load_layers
 from vllm_bot.conversation import Conversation
+from vllm_bot.safety.approval import Answer, ApprovalGate
 from vllm_bot.ui.recap import come_back_hint, recap_lines
 
 
@@ -59,3 +61,34 @@ def test_the_way_back_names_the_command_the_user_ran(tmp_path, monkeypatch):
         f"To continue this session later: python cli.py --continue --workspace '{other}'"
     )
     assert Path.cwd() == tmp_path
+
+
+def test_a_declined_call_is_shown_as_declined():
+    conv = Conversation()
+    conv.add_user("clean up")
+    calls = [ToolCall("1", "read", {"path": "a.py"}), ToolCall("2", "exec", {"command": "rm -rf build"})]
+    conv.add_turn(AssistantTurn("", calls))
+    gate = ApprovalGate("ask", lambda call, preview, reason, scope: Answer(False))
+    declined = gate(calls[1])
+    assert declined is not None
+    conv.add_results([ToolResult("1", "read", "text", "1: x"), declined], "native")
+    conv.add_turn(AssistantTurn("OK, I left it."))
+    assert "  ● 2 tool calls: Read a.py · $ rm -rf build (declined)" in recap_lines(conv.entries)
+
+
+def test_the_way_back_keeps_the_flags_that_chose_the_server_and_model(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config_file = tmp_path / "my config.json"
+    config_file.write_text("{}")
+    overrides = {"vllm.base_url": "http://gpu-box:8000/v1", "vllm.model": "qwen", "vllm.api_key": "sk-secret"}
+    config = load_layers(config_file, {}, overrides, None, None)
+    hint = come_back_hint(tmp_path, "vllm-bot", config)
+    assert hint.startswith(
+        f"To continue this session later: vllm-bot --continue --config '{config_file}' "
+        "--base-url http://gpu-box:8000/v1 --model qwen"
+    ), hint
+    assert "sk-secret" not in hint and "--api-key" in hint  # said, never shown
+    plain = load_layers(None, {}, {}, None, None)  # from the config files: the way back needs nothing
+    assert (
+        come_back_hint(tmp_path, "vllm-bot", plain) == "To continue this session later: vllm-bot --continue"
+    )

@@ -81,6 +81,30 @@ def test_tokens_shows_where_the_context_goes(session):
     assert "user messages" in out and "compaction starts at ~26,214 tokens" in out
 
 
+def test_tokens_lists_agents_md_under_its_own_heading(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("Run the tests with pytest -q.\n")
+    with FakeVLLM([Reply(content="Hello.")]) as server:
+        config = Config()
+        config.vllm.base_url = server.base_url
+        err = io.StringIO()
+        s = Session(
+            config, tmp_path, headless=False, front=PlainUI(stream_text=True, out=io.StringIO(), err=err)
+        )
+        try:
+            s.start()
+            s.agent.run("hi")
+            err.truncate(0)
+            dispatch(s, "/tokens")
+            lines = err.getvalue().splitlines()
+        finally:
+            s.close()
+    heading = next(i for i, ln in enumerate(lines) if "AGENTS.md" in ln)
+    assert not lines[heading].startswith(" ") and "system prompt" in lines[heading], lines  # a heading
+    assert lines[heading + 1].strip().startswith("AGENTS.md (~"), lines
+    parts = [ln for ln in lines[:heading] if ln.startswith("  ") and "~" in ln]
+    assert "assistant messages" in "".join(parts) and not any("AGENTS.md" in ln for ln in parts)
+
+
 def test_approval_debug_reasoning_change_the_session(session):
     dispatch(session, "/approval ask")
     assert session.gate.mode == "ask" and "Approval mode: ask." in said(session)
@@ -127,6 +151,9 @@ def test_unknown_commands_suggest_and_unique_prefixes_expand():
         dispatch(None, "/modle x")
     assert expand_command("/tok", commands) == "/tokens"
     assert expand_command("/t", commands) == "/t"  # /tokens or /tools: ambiguous
+    with pytest.raises(UnknownCommand) as listed:  # an ambiguous prefix lists what it could mean
+        dispatch(None, "/d")
+    assert "/debug /diff /doctor" in str(listed.value) and "Unknown command" not in str(listed.value)
     assert expand_command("/help", commands) == "/help"
     for name in ("model", "tokens", "approval", "debug", "reasoning", "compact", "sandbox", "help", "fc"):
         assert name in commands

@@ -27,14 +27,18 @@ class Terminal:
         width: int = 110,
         height: int = 45,
         env: dict[str, str] | None = None,
+        size_env: bool = True,
     ) -> None:
         self.socket = f"vllm-bot-test-{uuid.uuid4().hex[:12]}"
         self.zombies_before = zombie_children()
         self.exit_file = tmp_path / f"exit-code-{self.socket}"
         env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
         # The pane's size, said outright: started from pytest, the program's terminal-size query
-        # sometimes answers 80 columns although the pane is wider.
-        env.update(COLUMNS=str(width), LINES=str(height))
+        # sometimes answers 80 columns although the pane is wider (GNU readline, once loaded in the
+        # test process, exports COLUMNS=80 at the C level, and tmux hands it on). A test that resizes
+        # the pane unsets both (`size_env=False`), as a user's shell does: the program follows the pane.
+        if size_env:
+            env.update(COLUMNS=str(width), LINES=str(height))
         self.script_path = str(ROOT / "cli.py")  # the program's sys.argv[0]
         command = " ".join(shlex.quote(a) for a in [sys.executable, self.script_path, *args])
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -43,7 +47,7 @@ class Terminal:
         # exit code (a trap with a command, unlike an ignored signal, is not inherited by the child).
         lines = [
             "trap : INT",
-            "unset DEBUG",
+            "unset DEBUG" + ("" if size_env else " COLUMNS LINES"),
             f"export {exports}",
             command,
             f"echo $? > {self.exit_file}",
@@ -66,14 +70,19 @@ class Terminal:
         self.tmux("set-buffer", "-b", "clip", text)
         self.tmux("paste-buffer", "-p", "-d", "-b", "clip", "-t", "main")  # -p: bracketed paste
 
-    def screen(self, history: int = 300) -> str:
-        return self.tmux("capture-pane", "-p", "-J", "-S", f"-{history}", "-t", "main")
+    def screen(self, history: int = 300, join: bool = True) -> str:
+        """The screen and `history` lines above it; `join`: a line the terminal wrapped is one line."""
+        joined = ["-J"] if join else []
+        return self.tmux("capture-pane", "-p", *joined, "-S", f"-{history}", "-t", "main")
 
-    def wait_for(self, needle: str, timeout: float = 30.0, after: str = "") -> str:
+    def resize(self, width: int, height: int) -> None:
+        self.tmux("resize-window", "-t", "main", "-x", str(width), "-y", str(height))
+
+    def wait_for(self, needle: str, timeout: float = 30.0, after: str = "", history: int = 300) -> str:
         """Poll the screen until `needle` shows (after the last `after`, when given)."""
         deadline = time.monotonic() + timeout
         while True:
-            screen = self.screen()
+            screen = self.screen(history)
             parts = screen.rsplit(after, 1) if after else ["", screen]
             if len(parts) == 2 and needle in parts[1]:  # `after` must be there when given
                 return screen

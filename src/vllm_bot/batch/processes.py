@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -76,13 +77,24 @@ class Stopped(Exception):
     """The batch is stopping: this task does not start (or finish) its next step."""
 
 
-def run_shell(procs: Processes, command: str, cwd: Path, log: Path, timeout: float) -> Exit:
-    """`bash -c command` in `cwd`, output to `log`; stopped (with its children) after `timeout` s."""
+def run_shell(
+    procs: Processes,
+    command: str,
+    cwd: Path,
+    log: Path,
+    timeout: float,
+    wrap: Callable[[list[str]], list[str]] | None = None,
+    env: dict[str, str] | None = None,
+) -> Exit:
+    """`bash -c command` in `cwd` (wrapped by `wrap`: the sandbox), output to `log`; stopped (with its
+    children) after `timeout` s."""
+    argv = ["bash", "-c", command]
     with log.open("wb") as out:
         proc = procs.start(
-            ["bash", "-c", command],
+            wrap(argv) if wrap is not None else argv,
             group=True,
             cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -61,7 +61,11 @@ class Batch:
         todo = [spec for spec in self.specs if spec.id not in earlier]
         self._warn_uncommitted(todo)
         ctx = Context(
-            self.settings, write_child_config(self.config, self.settings), child_env(self.config), self.procs
+            self.settings,
+            write_child_config(self.config, self.settings),
+            child_env(self.config),
+            self.procs,
+            self.config,
         )
         server = self._watch()
         progress = Progress(len(self.specs), list(earlier.values()), server)

@@ -15,7 +15,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..config import Config
 from ..statedir import STATE_DIR_NAME
+from .confine import confined
 from .copies import Copy, CopyError, make_copy, remove_copy, repo_of
 from .processes import Exit, Processes, Stopped, run_agent, run_shell
 from .settings import BatchSettings, agent_argv
@@ -31,6 +33,7 @@ class Context:
     config_path: Path
     env: dict[str, str]
     procs: Processes
+    config: Config  # the user's: the sandbox of each task's setup and check
 
 
 def now() -> str:
@@ -74,9 +77,7 @@ class TaskRun:
         self.copy = make_copy(self.spec.workspace, self.dir / "workspace", exclude=[s.output_dir])
         workspace = self.copy.workspace
         if self.spec.setup:
-            setup = run_shell(
-                self.ctx.procs, self.spec.setup, workspace, self.dir / "setup.log", s.check_timeout
-            )
+            setup = self._shell(self.spec.setup, workspace, self.dir / "setup.log")
             self._check_stopped()
             if setup.returncode != 0:
                 how = "timed out" if setup.timed_out else f"exited {setup.returncode}"
@@ -98,11 +99,18 @@ class TaskRun:
         (self.dir / "changes.diff").write_text(self.copy.changes(self.dir / "snapshot.index"))
         check = None
         if self.spec.check:
-            check = run_shell(
-                self.ctx.procs, self.spec.check, workspace, self.dir / "check.log", s.check_timeout
-            )
+            if self.spec.check_files is not None:
+                shutil.copytree(self.spec.check_files, workspace, dirs_exist_ok=True, symlinks=True)
+            check = self._shell(self.spec.check, workspace, self.dir / "check.log")
             self._check_stopped()
         return self._agent_row(agent, check, agent_seconds)
+
+    def _shell(self, command: str, workspace: Path, log: Path) -> Exit:
+        """The task's setup or check, in the sandbox (confine.py)."""
+        hidden = [self.ctx.config_path, *(f for f in [self.spec.check_files] if f is not None)]
+        with confined(self.ctx.config, workspace, network=self.spec.network, hidden=hidden) as box:
+            timeout = self.ctx.settings.check_timeout
+            return run_shell(self.ctx.procs, command, workspace, log, timeout, wrap=box.wrap, env=box.env)
 
     def _check_stopped(self) -> None:
         if self.ctx.procs.stopping.is_set():

@@ -1,7 +1,10 @@
 """The tasks file of a batch (TASKS.jsonl): one task per line, checked strictly before anything runs.
 
-A line is `{"id", "workspace", "task", "check"?, "setup"?}`. A relative workspace is relative to the
-tasks file. Unknown keys, missing keys, wrong types, bad JSON, a workspace that is not a directory and
+A line is `{"id", "workspace", "task", "check"?, "setup"?, "network"?, "check_files"?}`. A relative
+workspace (or `check_files` folder) is relative to the tasks file. `setup` and `check` run in the
+sandbox, the task's copy writable and the network off unless `"network": true`; `check_files` is a
+folder whose contents are copied into the copy just before the check (hidden tests the agent never
+saw). Unknown keys, missing keys, wrong types, bad JSON, a workspace that is not a directory and
 duplicate ids are errors that name the line; all of them are reported at once.
 """
 
@@ -15,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 REQUIRED = ("id", "workspace", "task")
-OPTIONAL = ("check", "setup")
+OPTIONAL = ("check", "setup", "network", "check_files")
 MAX_ERRORS = 20
 
 
@@ -31,10 +34,12 @@ class TaskSpec:
     check: str | None = None
     setup: str | None = None
     line: int = 0
+    network: bool = False  # setup and check may use the network
+    check_files: Path | None = None  # copied into the workspace just before the check
 
     def fingerprint(self) -> str:
         """Changes when the task's text, workspace, check or setup change (a stale result is noticed)."""
-        data = {k: str(v) for k, v in asdict(self).items() if k != "line" and v is not None}
+        data = {k: str(v) for k, v in asdict(self).items() if k != "line" and v not in (None, False)}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def dir_name(self) -> str:
@@ -98,12 +103,22 @@ def parse_line(raw: str, number: int, base: Path) -> TaskSpec:
         raise TasksError(f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}")
     for key, value in data.items():
         optional_null = key in OPTIONAL and value is None
-        if not optional_null and (not isinstance(value, str) or (key in REQUIRED and not value.strip())):
+        if key == "network":
+            if not isinstance(value, bool):
+                raise TasksError(f"'network' must be true or false, got {json.dumps(value)[:60]}")
+        elif not optional_null and (not isinstance(value, str) or (key in REQUIRED and not value.strip())):
             raise TasksError(f"{key!r} must be a non-empty string, got {json.dumps(value)[:60]}")
-    workspace = (base / Path(data["workspace"]).expanduser()).resolve()
-    if not workspace.is_dir():
-        raise TasksError(f"workspace {data['workspace']!r} is not a directory ({workspace})")
-    return TaskSpec(data["id"], workspace, data["task"], data.get("check"), data.get("setup"), number)
+    workspace = _folder(base, data["workspace"], "workspace")
+    files = _folder(base, data["check_files"], "check_files") if data.get("check_files") else None
+    return TaskSpec(data["id"], workspace, data["task"], data.get("check"), data.get("setup"), number,
+                    bool(data.get("network")), files)  # fmt: skip
+
+
+def _folder(base: Path, value: str, key: str) -> Path:
+    path = (base / Path(value).expanduser()).resolve()
+    if not path.is_dir():
+        raise TasksError(f"{key} {value!r} is not a directory ({path})")
+    return path
 
 
 def parse_shard(value: str) -> tuple[int, int]:

@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
     )
     for warning in config.provenance.warnings:
         print(f"vllm-bot: {safe_text(warning)}", file=sys.stderr)
-    return diagnose(config, json_output=args.output_format == "json", mcp_rows=mcp_rows(config, args))
+    from .sandbox_check import sandbox_check
+
+    local = lambda: [sandbox_check(config, workspace)]  # noqa: E731
+    return diagnose(
+        config, json_output=args.output_format == "json", mcp_rows=mcp_rows(config, args), local=local
+    )
 
 
 def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[str, Any]]] | None:
@@ -62,7 +67,11 @@ def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[st
 
 
 def diagnose(
-    config: Any, *, json_output: bool = False, mcp_rows: Callable[[], list[dict[str, Any]]] | None = None
+    config: Any,
+    *,
+    json_output: bool = False,
+    mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
+    local: Callable[[], list[Any]] | None = None,
 ) -> int:
     """Run every check against `config`'s server (and its MCP servers) and print the report on stdout;
     returns the exit code."""
@@ -70,25 +79,28 @@ def diagnose(
         from .checkup import Doctor
         from .report import render_json
 
-        report = Doctor(config, mcp_rows=mcp_rows).run()
+        report = Doctor(config, mcp_rows=mcp_rows, local=local).run()
         print(render_json(report))
         return report.exit_code
     from .report import wrap_hanging
 
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     return run_checks(
-        config, lambda text: print(wrap_hanging(text, width) if width else text, flush=True), mcp_rows
+        config, lambda text: print(wrap_hanging(text, width) if width else text, flush=True), mcp_rows, local
     ).exit_code
 
 
 def run_checks(
-    config: Any, say: Callable[[str], None], mcp_rows: Callable[[], list[dict[str, Any]]] | None = None
+    config: Any,
+    say: Callable[[str], None],
+    mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
+    local: Callable[[], list[Any]] | None = None,
 ) -> Any:
     """The text report, each row said as its check finishes (the command and `/doctor`); the Report."""
     from .checkup import Doctor
     from .report import footer, header, row
 
     say(header(config.vllm.base_url))
-    report = Doctor(config, on_check=lambda check: say(row(check)), mcp_rows=mcp_rows).run()
+    report = Doctor(config, on_check=lambda check: say(row(check)), mcp_rows=mcp_rows, local=local).run()
     say(footer(report))
     return report

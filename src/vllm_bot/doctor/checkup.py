@@ -39,8 +39,10 @@ class Doctor:
         know: Knowledge | None = None,
         on_check: Callable[[Check], None] | None = None,
         mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
+        local: Callable[[], list[Check]] | None = None,
     ) -> None:
         self.config = config
+        self.local = local  # checks of this machine, not the server (the sandbox)
         self.cache = cache or CapabilityCache()
         self.know = know or knowledge()
         self.on_check = on_check
@@ -62,6 +64,8 @@ class Doctor:
         if self.mcp_rows is not None:
             for check in mcp_checks(self.mcp_rows()):
                 self._add(check)
+        for check in self.local() if self.local is not None else []:
+            self._add(check)
         self._conclude()
         self._remember()
         return self.report

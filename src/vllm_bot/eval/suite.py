@@ -1,8 +1,8 @@
 """The bundled eval suite: small self-checking coding tasks, each a tiny repository (`tasks/*.yaml`).
 
 A task file holds the task text, the repository's files, the hidden files of its check (tests the
-agent never sees: they are copied into the workspace only after the agent finishes) and the check
-command (`{python}` is the running interpreter). `materialize` turns the chosen tasks into git
+agent never sees: batch copies them into the workspace only after the agent finishes, `check_files`)
+and the check command (`{python}` is the running interpreter). `materialize` turns the chosen tasks into git
 repositories and a TASKS.jsonl for `batch`; the hidden files go to a directory the sandbox hides
 from the agent's commands. A task whose `requires` (e.g. node) is missing here is skipped.
 """
@@ -96,10 +96,9 @@ def make_repo(task: EvalTask, root: Path) -> None:
     tmp.rename(root)
 
 
-def check_command(task: EvalTask, hidden: Path) -> str:
-    """Copy the hidden files into the workspace, then run the task's check."""
-    command = task.check.replace("{python}", shlex.quote(sys.executable))
-    return f"cp -R {shlex.quote(str(hidden))}/. . && {command}"
+def check_command(task: EvalTask) -> str:
+    """The task's check (batch copies the hidden files in first: the task line's `check_files`)."""
+    return task.check.replace("{python}", shlex.quote(sys.executable))
 
 
 def materialize(tasks: list[EvalTask], root: Path) -> tuple[Path, Path]:
@@ -118,7 +117,8 @@ def materialize(tasks: list[EvalTask], root: Path) -> tuple[Path, Path]:
             "id": task.id,
             "workspace": str(repo),
             "task": task.task,
-            "check": check_command(task, hidden),
+            "check": check_command(task),
+            "check_files": str(hidden),
         }
         lines.append(json.dumps(line))
     tasks_file = root / "tasks.jsonl"

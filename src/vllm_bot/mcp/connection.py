@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..config import McpServerConfig
+from .logs import CLIENT_MARK
+from .screen import Rejected, ToolScreen
 
 MAX_PAGES = 50  # pages of a listing; a server that paginates forever cannot hang start-up
 HTTP_TIMEOUT = 30.0  # connect/write seconds for HTTP servers (reads are bounded by our call timeout)
@@ -52,6 +54,7 @@ class Hooks:
     on_message: Callable[[Any], Awaitable[None]]  # server notifications and transport errors
     on_log: Callable[[Any], Awaitable[None]]  # notifications/message (LoggingMessageNotificationParams)
     on_eof: Callable[[], None]  # the server's stream ended: its process exited or it hung up
+    screen: ToolScreen  # the connection's tool listings, screened before the SDK reads them
 
 
 async def open_client(
@@ -77,8 +80,15 @@ async def open_client(
             cwd=str(workspace / config.cwd) if config.cwd else str(workspace),
         )
         # The server's stderr goes to a log file, not over our terminal; failures quote its tail.
-        transport = watched(stdio_client(params, errlog=errlog), hooks.on_eof)
-        return await stack.enter_async_context(Client(transport, **options))
+        transport = watched(stdio_client(params, errlog=errlog), hooks)
+    else:
+        transport = await _http_transport(stack, key, config, hooks)
+    client = await stack.enter_async_context(Client(transport, **options))
+    hooks.screen.version = client.protocol_version
+    return client
+
+
+async def _http_transport(stack: AsyncExitStack, key: str, config: McpServerConfig, hooks: Hooks) -> Any:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -87,14 +97,13 @@ async def open_client(
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(HTTP_TIMEOUT, read=None))
     )
     assert config.url is not None  # McpServerConfig.check: exactly one of command / url
-    transport = watched(streamable_http_client(config.url, http_client=http), hooks.on_eof)
-    return await stack.enter_async_context(Client(transport, **options))
+    return watched(streamable_http_client(config.url, http_client=http), hooks)
 
 
 @asynccontextmanager
-async def watched(transport: Any, on_eof: Callable[[], None]) -> AsyncIterator[tuple[Any, Any]]:
-    """`transport` with its read stream relayed, so the end of the server's stream is noticed even
-    while no request is waiting (a server killed while idle)."""
+async def watched(transport: Any, hooks: Hooks) -> AsyncIterator[tuple[Any, Any]]:
+    """`transport` with its streams relayed through the connection's screen, and the end of the
+    server's stream noticed even while no request is waiting (a server killed while idle)."""
     import anyio
 
     async with transport as (read, write):
@@ -104,24 +113,35 @@ async def watched(transport: Any, on_eof: Callable[[], None]) -> AsyncIterator[t
             try:
                 async with send:
                     async for item in read:
-                        await send.send(item)
+                        await send.send(hooks.screen.received(item))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return  # our side closed first: a shutdown, not the server leaving
-            on_eof()
+            hooks.on_eof()
 
         async with anyio.create_task_group() as group:
             group.start_soon(relay)
             try:
-                yield receive, write
+                yield receive, hooks.screen.writes(write)
             finally:
                 group.cancel_scope.cancel()
 
 
-async def list_all_tools(client: Any, *, fresh: bool = False) -> list[dict[str, Any]]:
-    """Every tool the server lists, in MCP wire form (name, description, inputSchema, annotations).
-    `fresh`: past the SDK's response cache (after the server said its tools changed)."""
+async def list_all_tools(
+    client: Any, screen: ToolScreen, *, fresh: bool = False
+) -> tuple[list[dict[str, Any]], list[Rejected]]:
+    """(every tool the server lists that the SDK can read, in MCP wire form: name, description,
+    inputSchema, annotations; the ones the screen took out). `fresh`: past the SDK's response cache
+    (after the server said its tools changed)."""
     mode = "refresh" if fresh else "use"
-    return await _pages(lambda cursor: client.list_tools(cursor=cursor, cache_mode=mode), "tools")
+    rejected: list[Rejected] = []
+
+    async def fetch(cursor: str | None) -> Any:
+        page = await client.list_tools(cursor=cursor, cache_mode=mode)
+        # The screen's last answer for this page: the one just read, or the one the SDK cached.
+        rejected.extend(screen.rejected.get(cursor, []))
+        return page
+
+    return await _pages(fetch, "tools"), rejected
 
 
 async def list_all_prompts(client: Any, *, fresh: bool = False) -> list[dict[str, Any]]:
@@ -141,6 +161,30 @@ async def list_all_resources(client: Any) -> tuple[list[dict[str, Any]], list[di
     except MCPError:
         templates = []
     return resources, templates
+
+
+async def offers_resources(client: Any, log: Any) -> bool:
+    """Whether a server that declares resources has any, or a URI template: the resource tools are
+    offered only for those (time and git servers declare the capability and list nothing). One page
+    each is enough to know. A server that refuses to list them offers none."""
+    import pydantic
+    from mcp import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    for fetch, attribute in (
+        (client.list_resources, "resources"),
+        (client.list_resource_templates, "resource_templates"),
+    ):
+        try:
+            page = await fetch(cache_mode="refresh")
+        except (MCPError, pydantic.ValidationError) as e:
+            if isinstance(e, MCPError) and e.code == CONNECTION_CLOSED:
+                raise
+            log.write(CLIENT_MARK, f"listing {attribute} failed: {type(e).__name__}: {e}")
+            continue
+        if getattr(page, attribute):
+            return True
+    return False
 
 
 async def _pages(fetch: Callable[[str | None], Awaitable[Any]], attribute: str) -> list[dict[str, Any]]:
@@ -183,7 +227,12 @@ def describe_failure(exc: BaseException, config: McpServerConfig) -> str:
     if isinstance(exc, MCPError):
         return f"the server answered with an error: {exc.message}"
     import httpx2  # the SDK's HTTP client
+    import pydantic
 
     if isinstance(exc, httpx2.HTTPError):
-        return f"HTTP error talking to {config.url}: {exc or type(exc).__name__}"
+        return f"HTTP error talking to {config.url}: {str(exc) or type(exc).__name__}"
+    if isinstance(exc, pydantic.ValidationError):  # one line, not pydantic's many
+        first = exc.errors()[0] if exc.error_count() else {"loc": (), "msg": str(exc)}
+        where = ".".join(str(part) for part in first["loc"])
+        return f"its answer is not valid MCP ({where + ': ' if where else ''}{first['msg']})"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

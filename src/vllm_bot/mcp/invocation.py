@@ -28,11 +28,13 @@ class Cancelled(Exception):
 
 
 class TimedOut(Exception):
-    """No answer within the timeout; `capped`: it kept reporting progress until the hard cap."""
+    """No answer within the timeout. `progressed`: it reported progress before going quiet;
+    `capped`: it kept reporting progress until the hard cap."""
 
-    def __init__(self, capped: bool) -> None:
+    def __init__(self, capped: bool, progressed: bool = False) -> None:
         super().__init__("timed out")
         self.capped = capped
+        self.progressed = progressed or capped
 
 
 @dataclass
@@ -43,6 +45,7 @@ class Request:
     cap: float  # the longest it may run, however often it reports progress
     scope: Any = None
     cancelled: bool = False
+    progressed: bool = False  # it reported progress at least once
     progress: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)
 
     def cancel(self) -> None:
@@ -64,13 +67,15 @@ class Request:
                 scope.cancel()
 
             async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                self.progressed = True
                 scope.deadline = min(anyio.current_time() + self.timeout, hard)
                 self.progress.put(progress_line(progress, total, message))
 
             return await work(on_progress)
         if self.cancelled:
             raise Cancelled()
-        raise TimedOut(capped=scope.deadline >= hard)
+        # Without progress the deadline may be the cap too (a timeout above max_call_time): not capped.
+        raise TimedOut(capped=self.progressed and scope.deadline >= hard, progressed=self.progressed)
 
 
 def wait_for(
@@ -102,7 +107,7 @@ def wait_for(
                 asked, deadline = True, min(deadline, time.monotonic() + CANCEL_GRACE)
             if time.monotonic() > deadline:
                 loop.call_soon_threadsafe(request.cancel)
-                raise Cancelled() if asked else TimedOut(capped=True)
+                raise Cancelled() if asked else TimedOut(request.progressed, request.progressed)
     except KeyboardInterrupt:
         loop.call_soon_threadsafe(request.cancel)
         raise

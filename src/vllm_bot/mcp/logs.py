@@ -34,6 +34,7 @@ class ServerLog:
         self.file = file
         self.path = path
         self.warn = warn
+        self.muted = False  # set while the connection is taken down: warnings then only go to the file
         self._lock = threading.Lock()
 
     def write(self, mark: str, text: str) -> None:
@@ -48,7 +49,7 @@ class ServerLog:
         """A `notifications/message` from the server: logged; the first warning or worse shown."""
         text = data if isinstance(data, str) else repr(data)
         self.write(SERVER_MARK, f"{level}{f' {logger}' if logger else ''}: {text}")
-        if level in WARNING_LEVELS:
+        if level in WARNING_LEVELS and not self.muted:
             first = (text.strip().splitlines() or [""])[0][:200]
             self.warn("server-log", f"it logged {'an' if level[0] in 'aeiou' else 'a'} {level}: {first}")
 
@@ -118,7 +119,7 @@ class _ToServerLog(logging.Handler):
             log.write(CLIENT_MARK, f"{record.levelname} {record.name}: {self.format(record)}")
         except (OSError, ValueError):
             return
-        if record.levelno >= logging.WARNING:
+        if record.levelno >= logging.WARNING and not log.muted:
             log.warn("sdk", _summary(record))
 
 

@@ -25,7 +25,7 @@ from .results import convert_result
 from .schema import McpTool
 from .serving import RESTART_DELAY, Supervisor
 from .state import McpPrompt, ServerState, unavailable
-from .trouble import call_failure, cancelled_message, timeout_message
+from .trouble import call_failure, cancelled_message, timed_out, timeout_message
 
 CLOSE_TIMEOUT = 10.0  # the SDK gives a stdio server 2 s to exit on EOF, then 2 s after SIGTERM
 Output = Callable[[str], None]
@@ -204,9 +204,9 @@ class McpManager:
         except Cancelled:
             return ToolResult(call_id, public, "error", cancelled_message(tool))
         except TimedOut as e:
-            seconds = self._timeout(state)
-            self._notice("warning", f"MCP server {state.name}: {tool.name} timed out after {seconds:g} s")
-            return ToolResult(call_id, public, "error", timeout_message(e, seconds, self.config, tool))
+            why = timed_out(e, state, self._timeout(state), self.config)
+            self._notice("warning", f"MCP server {state.name}: {tool.name} {why} and was cancelled")
+            return ToolResult(call_id, public, "error", timeout_message(why, tool))
         except Exception as e:  # boundary: whatever the server or transport did, the session goes on
             return ToolResult(call_id, public, "error", self._failed(state, tool, e))
         readable = state.name if state.resources else None  # its resource links can be read
@@ -226,7 +226,7 @@ class McpManager:
         except Cancelled:
             raise McpError("cancelled by the user") from None
         except TimedOut as e:
-            raise McpError(timeout_message(e, self._timeout(state), self.config)) from None
+            raise McpError(timeout_message(timed_out(e, state, self._timeout(state), self.config))) from None
         except Exception as e:  # boundary: the transport's and server's failures become one message
             raise McpError(self._failed(state, None, e)) from None
 

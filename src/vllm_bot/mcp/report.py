@@ -13,7 +13,7 @@ from .connection import target
 from .logs import has_content
 from .manager import McpManager
 from .schema import McpTool
-from .state import ServerState
+from .state import ServerState, unknown_warning
 
 
 def hints(annotations: dict[str, Any]) -> list[str]:
@@ -67,7 +67,7 @@ def server_row(state: ServerState) -> dict[str, Any]:
         ],
         "hidden": list(state.hidden),  # left out by enabled_tools / disabled_tools
         "skipped": list(state.skipped),
-        "warnings": list(state.warnings),
+        "warnings": [*state.warnings, *(unknown_warning(state.config, n) for n in state.unknown)],
         "prompts": ["/" + p.command for p in state.prompts],
         "resources": state.resources,
         "tokens": tokens_estimate([t.definition for t in state.offered()]),

@@ -2,9 +2,10 @@
 
 Every definition is sent with every request, so descriptions are trimmed and schema annotations the
 model does not need (`title`, `$comment`, `$schema`) are dropped. A tool that cannot be sent — no
-name, a non-object schema, a schema that is not JSON or not valid JSON Schema, a `$ref` that does
-not resolve inside the schema — or cannot be called — one that requires task-augmented calls —
-raises `ToolSkipped` with the reason for the user.
+name, no inputSchema or a non-object one, a schema that is not JSON or not valid JSON Schema, a
+`$ref` that does not resolve inside the schema, anything else the MCP SDK cannot read — or cannot be
+called — one that requires task-augmented calls, a second tool with the name of one listed before
+it — is skipped with the reason for the user.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .names import NameTable, sanitize
+from .screen import Rejected
 
 DESCRIPTION_LIMIT = 400  # characters of a tool's description
 PROPERTY_DESCRIPTION_LIMIT = 160  # characters of one parameter's description
@@ -55,19 +57,45 @@ class McpTool:
 
 
 def convert_listing(
-    server: str, listing: list[dict[str, Any]], names: NameTable
+    server: str, listing: list[dict[str, Any]], names: NameTable, rejected: list[Rejected] | None = None
 ) -> tuple[list[McpTool], list[str]]:
-    """(tools in listing order, reasons for the skipped ones). Names that are already valid claim
-    their plain public name first, so `get_issue` keeps it even when `get.issue` is listed before."""
+    """(tools in listing order, reasons for the skipped ones: `rejected`, which the SDK could not
+    read, then the others). Names that are already valid claim their plain public name first, so
+    `get_issue` keeps it even when `get.issue` is listed before.
+
+    A name listed twice keeps its first tool: a call only names the tool, so the server decides what
+    runs, and the model is shown the one the server lists first."""
+    skipped = [_rejection(r) for r in rejected or []]
+    seen: set[str] = set()
+    twins: set[int] = set()
+    for i, tool in enumerate(listing):
+        name = tool.get("name")
+        if isinstance(name, str) and name in seen:
+            twins.add(i)
+        elif isinstance(name, str):
+            seen.add(name)
     order = sorted(range(len(listing)), key=lambda i: not is_clean(listing[i].get("name")))
     converted: dict[int, McpTool] = {}
-    skipped: list[str] = []
     for i in order:
+        if i in twins:
+            twice = "a second tool with this name (the server lists it twice; kept the first)"
+            skipped.append(f"{listing[i]['name']}: {twice}")
+            continue
         try:
             converted[i] = convert_tool(server, listing[i], names)
         except ToolSkipped as e:
             skipped.append(str(e))
     return [converted[i] for i in sorted(converted)], skipped
+
+
+def _rejection(rejected: Rejected) -> str:
+    """Why a tool the SDK could not read is skipped: in our words when we have them."""
+    try:
+        check_tool(rejected.tool)
+    except ToolSkipped as e:
+        return str(e)
+    name = rejected.tool.get("name")
+    return f"{name}: the MCP SDK cannot read it ({rejected.problem})"
 
 
 def is_clean(name: Any) -> bool:
@@ -76,16 +104,7 @@ def is_clean(name: Any) -> bool:
 
 def convert_tool(server: str, tool: Mapping[str, Any], names: NameTable) -> McpTool:
     """The definition for one tool of `server` (`tool` in MCP wire form: name, inputSchema, ...)."""
-    name = tool.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise ToolSkipped(f"a tool without a name ({_summary(tool)})")
-    execution = tool.get("execution")
-    if isinstance(execution, Mapping) and execution.get("taskSupport") == "required":
-        raise ToolSkipped(
-            f'{name}: it can only run as a task (execution.taskSupport "required"), which vllm-bot '
-            "does not support"
-        )
-    parameters = checked_schema(name, tool.get("inputSchema"))
+    name, parameters = check_tool(tool)
     public = names.assign(server, name)
     annotations = tool.get("annotations") if isinstance(tool.get("annotations"), Mapping) else {}
     title = tool.get("title") or (annotations or {}).get("title")
@@ -97,10 +116,26 @@ def convert_tool(server: str, tool: Mapping[str, Any], names: NameTable) -> McpT
     return McpTool(server, name, public, definition, dict(annotations or {}))
 
 
+def check_tool(tool: Any) -> tuple[str, dict[str, Any]]:
+    """(its name, its parameters) if the tool can be offered; raises ToolSkipped otherwise."""
+    if not isinstance(tool, Mapping):
+        raise ToolSkipped(f"a tool that is not an object ({trim(json.dumps(tool, default=str), 60)})")
+    name = tool.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ToolSkipped(f"a tool without a name ({_summary(tool)})")
+    execution = tool.get("execution")
+    if isinstance(execution, Mapping) and execution.get("taskSupport") == "required":
+        raise ToolSkipped(
+            f'{name}: it can only run as a task (execution.taskSupport "required"), which vllm-bot '
+            "does not support"
+        )
+    return name, checked_schema(name, tool.get("inputSchema"))
+
+
 def checked_schema(name: str, schema: Any) -> dict[str, Any]:
     """`schema` if it can be sent as `parameters`; raises ToolSkipped otherwise."""
     if schema is None:
-        return {"type": "object", "properties": {}}
+        raise ToolSkipped(f"{name}: it has no inputSchema (MCP requires one, even when empty)")
     if not isinstance(schema, Mapping):
         raise ToolSkipped(f"{name}: its inputSchema is not an object schema")
     kind = schema.get("type", "object")

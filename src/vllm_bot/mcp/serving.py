@@ -19,11 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from ..config import McpConfig
-from .connection import Hooks, describe_failure, list_all_prompts, list_all_tools, open_client
+from .connection import (
+    Hooks,
+    describe_failure,
+    list_all_prompts,
+    list_all_tools,
+    offers_resources,
+    open_client,
+)
 from .logs import ServerLog, current, open_log, stderr_tail
 from .names import NameTable, sanitize
-from .schema import McpTool, convert_listing
-from .state import McpPrompt, ServerState, configured_in, unknown_names
+from .schema import convert_listing
+from .screen import Rejected, ToolScreen
+from .state import McpPrompt, ServerState, configured_in, unknown_names, unknown_warning
 
 RESTART_DELAY = 1.0  # seconds before a stopped server is started again
 RESTART_WINDOW = 60.0  # at most one automatic restart in this many seconds
@@ -115,13 +123,8 @@ class Supervisor:
         """One connection, from start-up until it is stopped or lost; sets the status it ends in."""
         import anyio
 
-        state.wake, state.lost, state.restart_now, state.relist, state.reprompt = (
-            anyio.Event(),
-            None,
-            False,
-            False,
-            False,
-        )
+        state.wake, state.lost, state.restart_now = anyio.Event(), None, False
+        state.relist = state.reprompt = state.recount = False
         startup = self.config.startup_timeout
         log = state.log = self._open_log(state, fresh)
         try:
@@ -131,7 +134,12 @@ class Supervisor:
                 async with AsyncExitStack() as stack:
                     client = await self._connect(stack, state, log)
                     state.scope.deadline = math.inf  # connected: from now on only stop / lost end it
-                    await self._hold(state, client, log)
+                    try:
+                        await self._hold(state, client, log)
+                    finally:
+                        # What the SDK says while the connection is taken down (an HTTP session it
+                        # cannot end on a server that restarted) is no news: the log keeps it.
+                        log.muted = True
             if state.status == "starting":
                 if state.closing:
                     with self.lock:
@@ -164,23 +172,19 @@ class Supervisor:
             on_message=lambda message: self._on_message(state, message),
             on_log=lambda params: _log_message(log, params),
             on_eof=lambda: self.lose(state, describe_eof(state)),
+            screen=ToolScreen(),
         )
         client = await open_client(stack, key, state.config, self.workspace, log.file, hooks)
-        listing = await list_all_tools(client)
+        state.screen = hooks.screen
+        listing, rejected = await list_all_tools(client, hooks.screen)
         capabilities = client.server_capabilities
         prompts = await list_all_prompts(client) if capabilities.prompts is not None else []
-        tools, skipped = convert_listing(state.name, listing, self.names)
+        resources = capabilities.resources is not None and await offers_resources(client, log)
+        self._relisted(state, listing, rejected, announce=False)
         with self.lock:
-            state.status, state.client, state.skipped, state.broken = "connected", client, skipped, False
-            state.resources = capabilities.resources is not None
-            self._set_tools(state, tools)
+            state.status, state.client, state.error, state.broken = "connected", client, None, False
+            state.resources = resources
             state.prompts = self._prompts(state.name, prompts)
-        for reason in skipped:
-            self.notice("warning", f"MCP server {state.name}: skipped {reason}")
-        for name in unknown_names(state.config, tools):
-            self.notice(
-                "warning", f"MCP server {state.name}: no tool named {name!r} (enabled/disabled_tools)"
-            )
         state.settled.set()
         return client
 
@@ -196,7 +200,7 @@ class Supervisor:
             while not (state.closing or state.lost or state.restart_now):
                 await state.wake.wait()
                 state.wake = anyio.Event()
-                if state.relist or state.reprompt:
+                if state.relist or state.reprompt or state.recount:
                     await self._refresh(state, client, log)
             group.cancel_scope.cancel()
 
@@ -213,70 +217,97 @@ class Supervisor:
             await anyio.sleep(self.config.ping_interval)
             try:
                 with anyio.fail_after(PING_TIMEOUT):
-                    listing = await list_all_tools(client, fresh=True) if modern else await client.send_ping()
+                    if modern:
+                        listing, rejected = await list_all_tools(client, state.screen, fresh=True)
+                    else:
+                        await client.send_ping()
             except Exception as e:  # boundary: any failure means the server is gone for us
                 reason = "no answer" if isinstance(e, TimeoutError) else describe_failure(e, state.config)
                 self.lose(state, f"it stopped answering pings ({reason})")
                 return
             if modern:
-                self._relisted(state, listing)
+                self._relisted(state, listing, rejected)
 
     async def _listen(self, state: ServerState, client: Any, log: ServerLog) -> None:
         """2026-07-28 servers announce changes only on a `subscriptions/listen` stream."""
-        from mcp.client.subscriptions import PromptsListChanged, ToolsListChanged
+        from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 
         try:
-            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as events:
+            resources = client.server_capabilities.resources is not None
+            async with client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=resources
+            ) as events:
                 async for event in events:
                     state.relist |= isinstance(event, ToolsListChanged)
                     state.reprompt |= isinstance(event, PromptsListChanged)
+                    state.recount |= isinstance(event, ResourcesListChanged)
                     self.wake(state)
         except Exception as e:  # boundary: without the stream we only miss changes, nothing breaks
             log.write("[mcp-client]", f"subscriptions/listen ended: {type(e).__name__}: {e}")
 
     async def _on_message(self, state: ServerState, message: Any) -> None:
-        from mcp_types import PromptListChangedNotification, ToolListChangedNotification
+        from mcp_types import (
+            PromptListChangedNotification,
+            ResourceListChangedNotification,
+            ToolListChangedNotification,
+        )
 
         if isinstance(message, ToolListChangedNotification):
             state.relist = True
-            self.wake(state)
         elif isinstance(message, PromptListChangedNotification):
             state.reprompt = True
-            self.wake(state)
+        elif isinstance(message, ResourceListChangedNotification):
+            state.recount = True
+        else:
+            return
+        self.wake(state)
 
     async def _refresh(self, state: ServerState, client: Any, log: ServerLog) -> None:
-        """List the tools (or prompts) again after the server said they changed."""
-        tools_changed, prompts_changed = state.relist, state.reprompt
-        state.relist = state.reprompt = False
+        """List the tools, prompts or resources again after the server said they changed."""
+        tools_changed, prompts_changed, resources_changed = state.relist, state.reprompt, state.recount
+        state.relist = state.reprompt = state.recount = False
         try:
-            listing = await list_all_tools(client, fresh=True) if tools_changed else None
+            tools = await list_all_tools(client, state.screen, fresh=True) if tools_changed else None
             prompts = await list_all_prompts(client, fresh=True) if prompts_changed else None
         except Exception as e:  # boundary: a failed re-list keeps the tools we had
             log.write("[mcp-client]", f"listing again after a change failed: {type(e).__name__}: {e}")
             return
-        if prompts is not None:
-            with self.lock:
+        resources = await offers_resources(client, log) if resources_changed else None
+        with self.lock:
+            if prompts is not None:
                 state.prompts = self._prompts(state.name, prompts)
-        if listing is not None:
-            self._relisted(state, listing)
+            if resources is not None:
+                state.resources = resources
+        if tools is not None:
+            self._relisted(state, *tools)
 
-    def _relisted(self, state: ServerState, listing: list[dict[str, Any]]) -> None:
-        tools, skipped = convert_listing(state.name, listing, self.names)
+    def _relisted(
+        self,
+        state: ServerState,
+        listing: list[dict[str, Any]],
+        rejected: list[Rejected],
+        *,
+        announce: bool = True,
+    ) -> None:
+        """Take a (new) listing: the tools offered, the ones skipped and config's names that match
+        none. Each skipped tool and unknown name is said once a session, not again after a restart."""
+        tools, skipped = convert_listing(state.name, listing, self.names, rejected)
+        unknown = unknown_names(state.config, tools)
+        said = [f"skipped {reason}" for reason in skipped]
+        said += [unknown_warning(state.config, name) for name in unknown]
         with self.lock:
             before = {t.public for t in state.tools}
-            new_skips = [s for s in skipped if s not in state.skipped]
-            state.skipped = skipped
-            self._set_tools(state, tools)
+            state.skipped, state.unknown = skipped, unknown
+            state.tools = [t for t in tools if configured_in(state.config, t)]
+            state.hidden = [t.name for t in tools if not configured_in(state.config, t)]
             after = {t.public for t in state.tools}
-        for reason in new_skips:
-            self.notice("warning", f"MCP server {state.name}: skipped {reason}")
-        if before != after:
+            new = [line for line in said if line not in state.warned]
+            state.warned.update(new)
+        for line in new:
+            self.notice("warning", f"MCP server {state.name}: {line}")
+        if announce and before != after:
             change = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
             self.notice("info", f"MCP server {state.name} changed its tools: {', '.join(change)}")
-
-    def _set_tools(self, state: ServerState, tools: list[McpTool]) -> None:
-        state.tools = [t for t in tools if configured_in(state.config, t)]
-        state.hidden = [t.name for t in tools if not configured_in(state.config, t)]
 
     def _prompts(self, server: str, listing: list[dict[str, Any]]) -> list[McpPrompt]:
         prompts = []
@@ -299,9 +330,9 @@ class Supervisor:
             self.warn_once(state, kind, message)
 
         log, problem = open_log(self.log_dir, f"{sanitize(state.name)}.log", warn, fresh=fresh)
-        if problem:
-            self.notice("warning", f"MCP server {state.name}: {problem}")
         state.log_path = log.path
+        if problem:
+            self.warn_once(state, "log-file", problem)
         return log
 
     def warn_once(self, state: ServerState, kind: str, message: str) -> None:
@@ -333,4 +364,5 @@ def _announces_changes(client: Any) -> bool:
     capabilities = client.server_capabilities
     tools = getattr(capabilities.tools, "list_changed", None)
     prompts = getattr(capabilities.prompts, "list_changed", None)
-    return bool(tools or prompts)
+    resources = getattr(capabilities.resources, "list_changed", None)
+    return bool(tools or prompts or resources)

@@ -41,6 +41,7 @@ class ServerState:
     hidden: list[str] = field(default_factory=list)  # tool names config's enabled/disabled_tools leave out
     skipped: list[str] = field(default_factory=list)  # tools that cannot be offered, and why
     warnings: list[str] = field(default_factory=list)  # shown once each (a server's stdout junk, its errors)
+    unknown: list[str] = field(default_factory=list)  # names in enabled/disabled_tools it does not list
     prompts: list[McpPrompt] = field(default_factory=list)
     resources: bool = False  # it offers resources (the resource tools cover it)
     log_path: Path | None = None
@@ -57,9 +58,11 @@ class ServerState:
     lost: str | None = field(default=None, repr=False)  # why the connection went, when it did
     relist: bool = field(default=False, repr=False)  # the server said its tools changed
     reprompt: bool = field(default=False, repr=False)  # ... or its prompts
+    recount: bool = field(default=False, repr=False)  # ... or its resources
+    screen: Any = field(default=None, repr=False)  # screen.ToolScreen of the connection
     restart_now: bool = field(default=False, repr=False)  # /mcp restart on a connected server
     last_auto_restart: float = field(default=-1e9, repr=False)  # time.monotonic() of the last one
-    warned: set[str] = field(default_factory=set, repr=False)  # kinds of warning already shown
+    warned: set[str] = field(default_factory=set, repr=False)  # kinds and lines of warning already shown
 
     def copy(self) -> ServerState:
         """The user-visible part, for snapshots."""
@@ -72,6 +75,7 @@ class ServerState:
             list(self.hidden),
             list(self.skipped),
             list(self.warnings),
+            list(self.unknown),
             list(self.prompts),
             self.resources,
             self.log_path,
@@ -103,6 +107,12 @@ def unknown_names(config: McpServerConfig, tools: list[McpTool]) -> list[str]:
     known = {n for t in tools for n in (t.name, t.public)}
     listed = [*(config.enabled_tools or []), *config.disabled_tools]
     return [n for n in dict.fromkeys(listed) if n not in known]
+
+
+def unknown_warning(config: McpServerConfig, name: str) -> str:
+    """The warning for one of `unknown_names`, as the session says it and `mcp list` shows it."""
+    key = "enabled_tools" if name in (config.enabled_tools or []) else "disabled_tools"
+    return f"{key} names {name!r}, a tool the server does not list"
 
 
 _PHRASES = {

@@ -42,12 +42,20 @@ def call_failure(
     return f"MCP server {state.name} stopped{doing} ({reason}). {next_step}", reason
 
 
-def timeout_message(e: TimedOut, seconds: float, config: McpConfig, tool: McpTool | None = None) -> str:
-    what = f"{tool.name} on MCP server {tool.server}" if tool else "the request"
+def timed_out(e: TimedOut, state: ServerState, seconds: float, config: McpConfig) -> str:
+    """Why a request with a timeout of `seconds` was cut off, in the same words for the user's notice
+    and the model's result."""
     if e.capped:
-        why = f"kept reporting progress past mcp.max_call_time ({max(config.max_call_time, seconds):g} s)"
-    else:
-        why = f"did not answer within {seconds:g} s"
+        return f"kept reporting progress past mcp.max_call_time ({max(config.max_call_time, seconds):g} s)"
+    setting = f"mcp.servers.{state.name}.timeout" if state.config.timeout else "mcp.timeout"
+    if e.progressed:
+        return f"reported progress, then nothing for {seconds:g} s ({setting})"
+    return f"did not answer within {seconds:g} s ({setting})"
+
+
+def timeout_message(why: str, tool: McpTool | None = None) -> str:
+    """What the model is told about a request cut off for `why` (a `timed_out` phrase)."""
+    what = f"{tool.name} on MCP server {tool.server}" if tool else "the request"
     advice = " Try a smaller request, or continue without this tool." if tool else ""
     return f"{what} {why} and was cancelled.{advice}"
 

@@ -130,9 +130,10 @@ class Builder:
         return f'TOOL_CALL: {{"name": {json.dumps(tool, ensure_ascii=False)}, "args": {args}}}'
 
     def error(self, source: str, problem: str, raw: str, name: str | None = None) -> ToolCall:
-        """A call that was clearly intended but cannot be used; never executed."""
+        """A call that was clearly intended but cannot be used; never executed. The loop's answer
+        begins "could not use this tool call:", so the message begins with the problem."""
         message = (
-            f"Your tool call could not be used: {problem}.\n"
+            f"{problem}.\n"
             f"You wrote: {snippet(raw)}\n"
             f"Write each call on its own line in this format, with the arguments as one valid JSON "
             f'object (escape quotes as \\" and newlines as \\n):\n{self.example(name)}'

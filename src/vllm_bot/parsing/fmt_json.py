@@ -232,7 +232,7 @@ def inline_json(scan: Scan, pos: int) -> Found | None:
 _EXAMPLE_CUE = re.compile(
     r"\b(?:e\.g\.|i\.e\.|for example|for instance|such as|format|formats|example|syntax|"
     r"schema|shape|looks?|written as|writes?|emits?|outputs?|returns?|is not|"
-    r"was|were|previous|previously|earlier|already)\b[^.!?]*\Z",
+    r"was|were|previous|previously|earlier|already)(?!\w)[^.!?]*\Z",
     re.I,
 )
 
@@ -246,7 +246,17 @@ def mistral(scan: Scan, pos: int) -> Found | None:
     body = scan.skip_space(pos + len("[TOOL_CALLS]"))
     if body < scan.end and scan.text[body] in "{[":
         return json_calls(scan, pos, body, "mistral", marker="[TOOL_CALLS]")
+    stray = _STRAY.match(scan.text, body, scan.end)
+    if stray is not None and not mentioned(scan, pos, body) and _EXAMPLE_CUE.search(stray.group()) is None:
+        return json_calls(scan, pos, stray.end(), "mistral", marker="[TOOL_CALLS]")
     return _named_args(scan, pos, body, "mistral", explicit=True)
+
+
+# A stray word or two between `[TOOL_CALLS]` and its call list (`[TOOL_CALLS] junk [{"name": …`).
+_WORD = r"[^\s\[\]{}]{1,24}"
+_STRAY = re.compile(
+    _WORD + r"(?:[ \t]+" + _WORD + r"){0,2}[ \t]*\n?[ \t]*(?=" + _QUICK_CALL_ARRAY.pattern + ")"
+)
 
 
 _CALL_ID = re.compile(r"\s*\[CALL_ID\]\s*\w*")

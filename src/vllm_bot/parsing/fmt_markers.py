@@ -14,6 +14,9 @@ from .fmt_xml import invokes
 
 _DEEPSEEK_OPEN = re.compile(r"<｜tool([▁_])calls?\1begin｜>")
 _FENCE_HEAD = re.compile(r"\s*```[\w-]*\s*")
+# Step-3's `<steptml:invoke`: after `function<sep>`, after `function<sep>NAME` (and a newline),
+# or right after the call marker.
+_STEP3_HEAD = re.compile(r"\s*(?:function\s*<｜tool_sep｜>\s*(?:[\w.\-]+\s*)?)?(?=<steptml:invoke)")
 
 
 def _json_args(scan: Scan, at: int) -> tuple[object, int] | None:
@@ -47,11 +50,13 @@ def deepseek(scan: Scan, pos: int) -> Found | None:
         if stop < 0 and scan.partial:
             return scan.pending(pos)
         limit = scan.end if stop < 0 else stop
-        call = _deepseek_call(scan, start, limit, sep, source)
-        if call is None:
+        found = _deepseek_call(scan, start, limit, sep, source)
+        if found is None:
             return scan.pending(pos)
-        calls.append(call)
+        calls.extend(found)
         i = scan.skip_space(limit + len(call_end) if stop >= 0 else limit)
+        if scan.text.startswith(sep, i):  # Step-3 may put a separator between two calls
+            i = scan.skip_space(i + len(sep))
     if scan.text.startswith(calls_end, i):
         i += len(calls_end)
     elif scan.partial and (i < scan.end or m.group().startswith(f"<｜tool{j}calls")):
@@ -61,20 +66,17 @@ def deepseek(scan: Scan, pos: int) -> Found | None:
     return scan.span(pos, i, source, calls)
 
 
-def _deepseek_call(scan: Scan, start: int, limit: int, sep: str, source: str) -> ToolCall | None:
+def _deepseek_call(scan: Scan, start: int, limit: int, sep: str, source: str) -> list[ToolCall] | None:
+    """The call(s) between one call's markers; None while streaming and not finished."""
     text = scan.text
+    invoke = _STEP3_HEAD.match(text, start, limit) if source == "step3" else None
+    if invoke is not None:
+        return _step3_calls(scan, start, invoke.end(), limit, source)
     split = text.find(sep, start, limit)
     raw = text[start:limit]
     if split < 0:
-        return scan.builder.error(source, "missing the separator between name and arguments", raw)
+        return [scan.builder.error(source, "missing the separator between name and arguments", raw)]
     head, body = text[start:split].strip(), split + len(sep)
-    if head == "function" and text.startswith("<steptml:invoke", scan.skip_space(body)):
-        saved, scan.end = scan.end, limit
-        try:
-            found = invokes(scan, start, body, "steptml:", source, "")
-        finally:
-            scan.end = saved
-        return found.calls[0] if found.calls else None
     if head == "function":  # V3: function<sep>NAME\n```json\n{…}\n```
         nl = text.find("\n", body, limit)
         head, body = text[body : nl if nl >= 0 else limit].strip(), nl if nl >= 0 else limit
@@ -84,12 +86,23 @@ def _deepseek_call(scan: Scan, start: int, limit: int, sep: str, source: str) ->
     try:
         parsed = _json_args(scan, body)
     except ValueError as exc:
-        return scan.builder.error(source, f"the arguments could not be read ({exc})", raw, head)
+        return [scan.builder.error(source, f"the arguments could not be read ({exc})", raw, head)]
     finally:
         scan.end = saved
     if parsed is None:
         return None
-    return scan.builder.call(head, parsed[0], source, raw)
+    return [scan.builder.call(head, parsed[0], source, raw)]
+
+
+def _step3_calls(scan: Scan, start: int, at: int, limit: int, source: str) -> list[ToolCall] | None:
+    """The `<steptml:invoke>` blocks of one call (several may share it); the invoke names the
+    tool, whatever name came after the separator."""
+    saved, scan.end = scan.end, limit
+    try:
+        found = invokes(scan, start, at, "steptml:", source, "")
+    finally:
+        scan.end = saved
+    return None if found.pending else found.calls
 
 
 # -- Kimi K2 -----------------------------------------------------------------------------------
@@ -99,6 +112,7 @@ _KIMI_CALL = re.compile(r"\s*<\|tool_call_begin\|>\s*([^<]*?)\s*<\|tool_call_arg
 _KIMI_END = re.compile(r"\s*<\|tool_call_end\|>")
 _KIMI_SECTION_END = re.compile(r"\s*<\|tool_calls?_section_end\|>")
 _KIMI_BARE = re.compile(r"functions\.([\w\-]+):\d+\s*")
+_KIMI_ID = re.compile(r"(?:functions\.)?(.+?):\d+")
 
 
 def kimi(scan: Scan, pos: int) -> Found | None:
@@ -121,7 +135,7 @@ def kimi(scan: Scan, pos: int) -> Found | None:
         else:
             if parsed is None:
                 return scan.pending(pos)
-            calls.append(scan.builder.call(head.group(1), parsed[0], "kimi", text[head.start() : parsed[1]]))
+            calls.append(_kimi_call(scan, head.group(1), parsed[0], text[head.start() : parsed[1]]))
             i = parsed[1]
         close = _KIMI_END.match(text, i, scan.end)
         i = close.end() if close else i
@@ -135,6 +149,20 @@ def kimi(scan: Scan, pos: int) -> Found | None:
             return scan.pending(pos)
         return scan.error_span(pos, max(i, pos + 1), "kimi", "expected <|tool_call_begin|>functions.NAME:0")
     return scan.span(pos, i, "kimi", calls)
+
+
+def _kimi_call(scan: Scan, call_id: str, args: object, raw: str) -> ToolCall:
+    """The call a Kimi id names: `functions.NAME:N` or `NAME:N`; a bare counter (`0`,
+    `functions.0`) names the one offered tool, and is an unknown tool when several are offered.
+    An id without its `:N` counter (`functions.read`, `invalid.0`) is an error for the model,
+    never run: vLLM's parser does not take such a call either."""
+    named = _KIMI_ID.fullmatch(call_id)
+    if named is not None:
+        return scan.builder.call(named.group(1), args, "kimi", raw)
+    if call_id.removeprefix("functions.").isdigit():
+        return scan.builder.call(call_id, args, "kimi", raw)
+    problem = f"the call id {call_id!r} is missing its ':N' counter; write functions.NAME:0"
+    return scan.builder.error("kimi", problem, raw, scan.builder.resolve(call_id) or call_id)
 
 
 def kimi_bare(scan: Scan, pos: int) -> Found | None:

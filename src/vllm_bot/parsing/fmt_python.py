@@ -88,19 +88,38 @@ def pythonic_items(source: str) -> list[Item]:
     text = source.strip()
     i = 1 if text.startswith("[") else 0
     items: list[Item] = []
+    broken = 0
     while _LIST_END.match(text, i) is None:
         head = _ITEM_HEAD.match(text, i)
-        scanned = scan_value(text, head.end(1)) if head else None
-        if head is None or scanned is None or not scanned.closed:
+        if head is None:
+            raise whole
+        scanned = scan_value(text, head.end(1))
+        broken += not scanned.closed
+        end = scanned.end if scanned.closed else _item_end(text, head.end())
+        if end is None or broken > _MAX_BROKEN:
             raise whole
         try:
-            items.extend(parse_pythonic(text[head.start(1) : scanned.end]))
+            items.extend(parse_pythonic(text[head.start(1) : end]))
         except ValueError as exc:
             items.append((head.group(1), str(exc)))
-        i = scanned.end
+        i = end
     if not items:
         raise whole
     return items
+
+
+# The `)` that ends a call whose brackets or quotes do not balance: the one before the next
+# `, name(` of the list, or before the list's end.
+_ITEM_TAIL = re.compile(r"\)(?=[\s,]*[A-Za-z_][\w.]*\s*\(|\s*(?:\]\s*)?\Z)")
+# Members whose brackets do not balance, per list: finding each one's end rescans the rest of the
+# list, so a runaway list of them is one error instead of quadratic work.
+_MAX_BROKEN = 16
+
+
+def _item_end(text: str, at: int) -> int | None:
+    """Where a broken call (`f(a='x 'y')`) ends, so the calls after it are still read."""
+    tail = _ITEM_TAIL.search(text, at)
+    return tail.end() if tail else None
 
 
 def item_calls(scan: Scan, items: list[Item], source: str, raw: str) -> list[ToolCall]:
@@ -162,8 +181,10 @@ def whole_message(scan: Scan, pos: int) -> Found | None:
         if scan.partial and len(rest) < 24 and _could_become(scan, rest):
             return scan.pending(pos)
         return None
-    if scan.builder.known(head.group(1)) is None:
-        return None
+    listed = head.group().lstrip().startswith("[")
+    unknown = scan.builder.known(head.group(1)) is None
+    if unknown and (not listed or (scan.partial and not _may_be_list(scan, head.start(1)))):
+        return None  # an unknown first name may still open a list whose other members are known
     if scan.partial:
         return scan.pending(pos)
     body = scan.text[pos : scan.end]
@@ -173,9 +194,28 @@ def whole_message(scan: Scan, pos: int) -> Found | None:
         items = pythonic_items(body)
     except ValueError:
         return None
-    if any(scan.builder.known(item[0]) is None for item in items):
-        return None
+    known = [scan.builder.known(item[0]) is not None for item in items]
+    if not all(known) and not (listed and any(known)):
+        return None  # a list naming some offered tool is a call list; its other names are errors
     return scan.span(pos, scan.end, "pythonic", item_calls(scan, items, "pythonic", body))
+
+
+def _may_be_list(scan: Scan, at: int) -> bool:
+    """While streaming: the text from `at` may still become a list of calls. `[TODO(x)] fix it`
+    cannot, so the lines after it stream instead of being held until the reply ends."""
+    text = scan.text
+    while (head := _ITEM_HEAD.match(text, at, scan.end)) is not None:
+        scanned = scan.scan_json(head.end(1))
+        if not scanned.closed:
+            return scanned.end >= scan.end  # still being written, or a bracket that does not match
+        at = _SEPARATOR.match(text, scanned.end, scan.end).end()  # type: ignore[union-attr]
+        if text.startswith("]", at):
+            return scan.only_space_after(at + 1)
+    return _NAME_SO_FAR.fullmatch(text, at, scan.end) is not None  # `, rea` of `, read(`
+
+
+_SEPARATOR = re.compile(r"[\s,]*")
+_NAME_SO_FAR = re.compile(r"[\s,]*(?:[A-Za-z_][\w.]*\s*)?")
 
 
 def _could_become(scan: Scan, rest: str) -> bool:

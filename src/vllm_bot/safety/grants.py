@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 @dataclass
 class Grants:
     """ "Always for this session" answers. tools: tool names; commands: argv prefixes such as
-    "pytest" or "git commit" (honoured only when sandboxed); lines: exact command lines."""
+    "pytest" or "git commit" (honoured only when sandboxed); lines: exact command lines; files: real
+    paths the user asked the model to write (/init's AGENTS.md), which then need no question."""
 
     tools: set[str] = field(default_factory=set)
     commands: set[str] = field(default_factory=set)
     lines: set[str] = field(default_factory=set)
+    files: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ changes run unless their path is written oddly (absolute, `..`, `~`) and lets re
 Approvals cut down prompts; they are not the security boundary (the sandbox is). So the read-only
 shortcut and the "always" prefix grants for commands apply only when commands run sandboxed; without
 the sandbox every command asks in `ask` and `auto-edit` unless the user allowed that exact line.
-Denied in every mode: malformed calls, file-tool writes into `.git/` or `.vllm-bot/`, commands that
+Denied in every mode: malformed calls, file-tool writes the session's boundary refuses (`rule`: into
+`.git/` or `.vllm-bot/`, outside the workspace, ...; boundary.py decides, before), commands that
 remove or move the workspace's `.git` (see gitguard), and commands that wipe the machine or the home
 directory (`rm -rf /`, `rm -rf ~`, `mkfs`, `dd of=/dev/sda`, ...). Asked in every mode, --yes included:
 commands that may remove `.git` but cannot be judged before they run (`rm -rf "$X"`, `eval "$y"`).
@@ -23,13 +24,13 @@ from typing import Literal
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
+from vllm_bot.safety.boundary import Rule
 from vllm_bot.safety.gitguard import git_removal_risk
 from vllm_bot.safety.grants import Grants, GrantScope
 from vllm_bot.safety.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
 from vllm_bot.safety.shellsplit import SimpleCommand
 from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
 from vllm_bot.safety.wrappers import OPEN_ENDED, program_name, words
-from vllm_bot.statedir import PROTECTED_NAMES
 
 __all__ = [
     "DEFAULT_TOOL_KINDS",
@@ -82,16 +83,18 @@ def decide(
     sandboxed: bool = True,
     tool_kinds: Mapping[str, str] | None = None,
     workspace: str | PurePath | None = None,
+    rule: Rule | None = None,
 ) -> Verdict:
     """Whether `call` runs now (allow), needs the user (ask) or must never run (deny). `workspace` (its
-    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`."""
+    absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`;
+    `rule` is the boundary's rule for a file tool's path, found before (boundary.py: the I/O)."""
     if call.error:
         return Verdict("deny", f"the call is malformed: {call.error}")
     kind = tool_kind(call.name, tool_kinds)
     if kind == "read":
         return Verdict("allow", "it only reads")
     if kind == "edit":
-        return _decide_edit(call, mode, grants)
+        return _decide_edit(call, mode, grants, rule)
     if kind == "exec":
         return _decide_exec(call, mode, grants, sandboxed, workspace)
     if mode == "full-auto":
@@ -101,11 +104,14 @@ def decide(
     return Verdict("ask", f"{call.name} is an external tool")
 
 
-def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants) -> Verdict:
+def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants, rule: Rule | None) -> Verdict:
     path = call.arguments.get("path")
-    reason = protected_path_reason(path)
-    if reason:
-        return Verdict("deny", reason)
+    if rule is not None and rule.effect == "deny":
+        return Verdict("deny", rule.describe(str(path)))
+    asked_for = rule is not None and rule.effect != "ask" and str(rule.path) in grants.files
+    if rule is not None and not asked_for and (rule.effect == "ask" or mode != "full-auto"):
+        # a file that configures the agent: neither --yes nor "always" covers it
+        return Verdict("ask", rule.describe(str(path)))
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:
@@ -265,17 +271,6 @@ def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
             return None
         prefixes.add(prefix)
     return prefixes
-
-
-def protected_path_reason(path: object) -> str | None:
-    """File tools never write into `.git/` or `.vllm-bot/` (hooks, config and the agent's state)."""
-    if not isinstance(path, str):
-        return None
-    parts = [p.lower() for p in PurePosixPath(path.replace("\\", "/")).parts]
-    for name in PROTECTED_NAMES:
-        if name in parts:
-            return f"{path} is inside {name}/, which the agent must not change"
-    return None
 
 
 def destructive_reason(command: str | ShellLine) -> str | None:

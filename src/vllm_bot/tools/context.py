@@ -16,7 +16,6 @@ from .seen import FileMemory
 
 if TYPE_CHECKING:
     from ..safety.sandbox.limits import CommandLimits
-    from .standby import Standby
 
 __all__ = ["ToolContext", "ToolError", "fail", "ok"]
 
@@ -32,10 +31,10 @@ class ToolContext:
     wrap_command: Callable[[list[str]], list[str]] | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     after_command: Callable[[], list[str]] | None = None  # checks after every exec; notes for the model
+    before_command: Callable[[], None] | None = None  # what to note before every exec (tripwire.arm)
     seen: FileMemory = field(default_factory=FileMemory)  # what the model last saw of each file
     limits: CommandLimits | None = None  # resource limits of exec commands (and what hitting one means)
     pid_namespace: bool = False  # exec runs in its own PID namespace: nothing outlives the command
-    standby: Standby | None = None  # the next command's launcher, started ahead (tools/standby.py)
 
     def display(self, path: str | os.PathLike[str]) -> str:
         return self.paths.display(path)

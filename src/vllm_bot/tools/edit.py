@@ -51,6 +51,7 @@ def edit_tool(
     except StaleFileError:
         raise ToolError(f"{plan.shown} changed on disk during the edit. Read it again and retry.") from None
     ctx.seen.record_written(plan.target, plan.data)
+    ctx.paths.written(plan.target, plan.data)
     lines = line_numbers(plan.after, [s for s, _ in plan.new_spans[:1]])
     where = f" at line {lines[0]}" if len(plan.new_spans) == 1 else ""
     summary = f"Edited {plan.shown}: replaced {plural(len(plan.old_spans), 'occurrence')}{where}."

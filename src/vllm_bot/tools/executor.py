@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..calls import ToolCall, ToolResult, error_result
 from ..config import ToolsConfig
+from ..safety.boundary import Boundary, for_workspace
 from ..statedir import STATE_DIR_NAME
 from .context import ToolContext
 from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
 from .errors import ToolError, describe_os_error
 from .paths import Confinement
-from .standby import Standby
 from .validation import ArgumentError, normalize_arguments
 
 if TYPE_CHECKING:
@@ -54,18 +54,19 @@ class ToolExecutor:
         definitions: list[dict[str, Any]] | None = None,
         wrap_command: Callable[[list[str]], list[str]] | None = None,
         env: Mapping[str, str] | None = None,
-        protected: list[Path] | None = None,
+        boundary: Boundary | None = None,
         after_command: Callable[[], list[str]] | None = None,
         limits: CommandLimits | None = None,
     ):
         workspace = Path(os.path.realpath(workspace))
         state = Path(state_dir) if state_dir is not None else workspace / STATE_DIR_NAME
-        paths = Confinement(workspace, config.allowed_paths, [state, *(protected or [])])
+        if boundary is None:  # the session passes its own; without one, the defaults for `workspace`
+            own = [] if state.resolve().is_relative_to(workspace) else [state]
+            boundary = for_workspace(workspace, allowed=config.allowed_paths, extra_hidden=own)
+        paths = Confinement(boundary)
         base_env = dict(os.environ) if env is None else dict(env)
         self.context = ToolContext(workspace, config, paths, state, wrap_command, base_env, after_command)
         self.context.limits = limits
-        if limits is not None and limits.plan is not None:
-            self.context.standby = Standby(limits, partial(_popen, self.context))
         self.definitions: list[dict[str, Any]] = list(
             TOOL_DEFINITIONS if definitions is None else definitions
         )
@@ -94,11 +95,6 @@ class ToolExecutor:
         self.handlers.pop(name, None)
         self._extras.pop(name, None)
         self.definitions[:] = [d for d in self.definitions if d["function"]["name"] != name]
-
-    def close(self) -> None:
-        """Stop what runs ahead of the next command (the standby launcher)."""
-        if self.context.standby is not None:
-            self.context.standby.close()
 
     def available(self) -> list[str]:
         return [n for n in tool_names(self.definitions) if n in self.handlers]
@@ -190,12 +186,6 @@ def _function(target: str) -> Any:
     """The function `module:name` of this package."""
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(f".{module}", __package__), name)
-
-
-def _popen(context: ToolContext, *args: Any, **kwargs: Any) -> Any:
-    from .shell import popen  # the exec tool's module, imported when the first command runs
-
-    return popen(context, *args, **kwargs)
 
 
 def _keyword_extras(handler: Handler) -> frozenset[str]:

@@ -10,10 +10,9 @@ so a path swapped for a symlink between the check and the use is caught.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..statedir import PROTECTED_NAMES
+from ..safety.boundary import Boundary, Rule
 from .errors import ToolError
 
 
@@ -21,28 +20,20 @@ def _real(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(path))
 
 
-def _within(path: Path, roots: Iterable[Path]) -> Path | None:
-    for root in roots:
-        if path == root or path.is_relative_to(root):
-            return root
-    return None
-
-
 class Confinement:
-    """The roots the file tools may touch (workspace + `tools.allowed_paths`) and what stays read-only."""
+    """The file tools' side of the session's boundary: which paths they may read and write."""
 
-    def __init__(self, workspace: Path, allowed: Sequence[str] = (), protected: Sequence[Path] = ()):
-        self.root = _real(workspace)
-        self.allowed = [_real(self.root / os.path.expanduser(a)) for a in allowed]
-        names = [self.root / n for n in PROTECTED_NAMES]
-        self.protected = [_real(p) for p in [*names, *protected]]
+    def __init__(self, boundary: Boundary):
+        self.boundary = boundary
+        self.root = boundary.workspace
 
     @property
     def roots(self) -> list[Path]:
-        return [self.root, *self.allowed]
+        return list(self.boundary.roots)
 
     def resolve(self, raw: str, *, write: bool = False) -> Path:
-        """The real path `raw` names, or ToolError when it is outside the roots (or protected, for write)."""
+        """The real path `raw` names, or ToolError when the boundary refuses it (a file that configures
+        the agent passes here: the approval gate asked the user about it)."""
         text = raw.strip()
         if not text:
             raise ToolError("path is empty. Give a file path relative to the workspace, e.g. 'src/main.py'.")
@@ -57,14 +48,30 @@ class Confinement:
         self.check(real, raw, write=write, via_link=real != Path(os.path.normpath(candidate)))
         return real
 
+    def rule(self, raw: str, *, write: bool) -> Rule | None:
+        """The boundary's rule for `raw` as the tools would resolve it (for the approval gate)."""
+        text = os.path.expanduser(raw.strip())
+        if not text or "\0" in text:
+            return None
+        return self.boundary.judge(_real(self.root / text), write=write)
+
     def check(self, real: Path, raw: str, *, write: bool, via_link: bool = False) -> None:
         """Raise ToolError unless `real` (already resolved) may be read, or written when `write`."""
-        if _within(real, self.roots) is None:
+        rule = self.boundary.judge(real, write=write)
+        if rule is None or rule.effect != "deny":
+            return
+        if rule.name == "outside-workspace":
             raise ToolError(self._outside_message(raw, real, via_link))
-        if write:
-            blocked = _within(real, self.protected)
-            if blocked is not None:
-                raise ToolError(self._protected_message(raw, blocked))
+        raise ToolError(f"Refused: {rule.describe(repr(raw), self.display(rule.path))}.")
+
+    def written(self, real: Path, data: bytes) -> None:
+        """After a write: one of a file that configures the agent (which the user allowed) is noted,
+        so the trust question can say the agent wrote it."""
+        rule = self.boundary.judge(real, write=True)
+        if rule is not None and rule.name == "agent-config":
+            from ..trust import record_agent_write
+
+            record_agent_write(self.boundary.workspace, real, data)
 
     def check_fd(self, fd: int, raw: str, *, write: bool) -> None:
         """Re-check an open file or directory by the path the kernel reports for it (Linux /proc)."""
@@ -86,22 +93,9 @@ class Confinement:
     def _outside_message(self, raw: str, real: Path, via_link: bool) -> str:
         how = " through a symlink" if via_link else ""
         extra = ""
-        if self.allowed:
-            extra = (
-                " or the extra roots allowed in tools.allowed_paths ("
-                + ", ".join(map(str, self.allowed))
-                + ")"
-            )
+        if len(self.roots) > 1:
+            extra = " or the extra writable roots (" + ", ".join(map(str, self.roots[1:])) + ")"
         return (
             f"Refused: '{raw}' resolves{how} to {real}, which is outside the workspace {self.root}{extra}. "
             "The file tools only work inside the workspace: use a path relative to it, e.g. 'src/main.py'."
         )
-
-    def _protected_message(self, raw: str, blocked: Path) -> str:
-        name = self.display(blocked)
-        if name.startswith(".git"):
-            return (
-                f"Refused: '{raw}' is inside {name}, which the file tools do not change. "
-                "Use git commands through exec."
-            )
-        return f"Refused: '{raw}' is inside {name}/, the agent's own state, which the tools cannot change."

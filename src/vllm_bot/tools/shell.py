@@ -94,12 +94,12 @@ def exec_tool(
         notes.append(
             f"the timeout was cut to {limit:.0f} s, what the task's time budget (agent.time_budget) had left"
         )
+    if ctx.before_command is not None:
+        ctx.before_command()
     run = run_command(ctx, command, limit, on_output, cancel)
     notes += _limit_notes(ctx, run)
     if ctx.after_command is not None:
         notes += ctx.after_command()
-    if ctx.standby is not None:
-        ctx.standby.start(command_env(ctx))  # the next command's launcher, while the model thinks
     return _result(ctx, run, limit, notes, budgeted)
 
 
@@ -179,23 +179,16 @@ def _command_argv(ctx: ToolContext, command: str) -> list[str]:
 
 def _limit_notes(ctx: ToolContext, run: Run) -> list[str]:
     """What the model should know about the resource limits the command ran into (and its cgroup
-    is removed, now or by the standby's thread)."""
+    is removed)."""
     if ctx.limits is None:
         return []
     seen = bytes(run.capture.head[-LIMIT_SCAN:]) + b"\n" + bytes(run.capture.tail[-LIMIT_SCAN:])
-    later = ctx.standby is not None  # its thread removes the cgroup while the model thinks
-    return ctx.limits.finish(run.returncode, seen.decode("utf-8", "replace"), later=later)
+    return ctx.limits.finish(run.returncode, seen.decode("utf-8", "replace"))
 
 
 def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[bytes]:
-    if ctx.standby is not None:
-        ctx.standby.settle()  # its cgroup is ready before _command_argv picks the command's
     argv = _command_argv(ctx, command)
     env = command_env(ctx)
-    if ctx.standby is not None:
-        proc = ctx.standby.take(argv, env, [f"{MARKER_VAR}={marker}"])
-        if proc is not None:
-            return proc
     try:
         return popen(ctx, argv, {**env, MARKER_VAR: marker})
     except (OSError, ValueError) as e:
@@ -204,15 +197,13 @@ def _spawn(ctx: ToolContext, command: str, marker: str) -> subprocess.Popen[byte
         ) from None
 
 
-def popen(
-    ctx: ToolContext, argv: list[str], env: Mapping[str, str], standby: bool = False
-) -> subprocess.Popen[bytes]:
+def popen(ctx: ToolContext, argv: list[str], env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start a command's process: in the workspace, its own session, output and errors through one
-    pipe; stdin empty, or a pipe for a standby launcher's arguments (it reopens /dev/null)."""
+    pipe, stdin empty."""
     return subprocess.Popen(
         argv,
         cwd=ctx.workspace,
-        stdin=subprocess.PIPE if standby else subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=env,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..safety.boundary import Boundary
 
 
 @dataclass
@@ -22,27 +22,35 @@ class Toolbox:
     def sandboxed(self) -> bool:
         return bool(self.sandbox.active)
 
+    def set_boundary(self, boundary: Boundary) -> None:
+        """A new boundary for the session (plan mode's read-only workspace): the sandbox's mounts and
+        the file tools follow it from the next call."""
+        self.sandbox.boundary = boundary
+        self.executor.context.paths.boundary = boundary
+
     def close(self) -> None:
-        self.executor.close()
         self.sandbox.close()
         if self.limits is not None:
             self.limits.close()
 
 
-def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
+def build_toolbox(
+    config: Config, workspace: Path, state_dir: Path, boundary: Boundary | None = None
+) -> Toolbox:
+    """The tools of a session inside `boundary` (the one policy the sandbox and the file tools share;
+    by default the session's, from `config`)."""
     from ..safety.sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
     from ..safety.sandbox.limits import CommandLimits
-    from ..safety.sandbox.paths import git_dirs
     from ..safety.sandbox.tripwire import Tripwire
     from . import ToolError, ToolExecutor
 
+    if boundary is None:
+        from ..safety.boundary import build
+
+        boundary = build(workspace, config, state_dirs=[state_dir])
     status = probe(config.sandbox)
     box = config.sandbox
-    if config.source != "defaults":
-        # the config file may hold the API key: commands must not read it, wherever it lives (a copy,
-        # so /config still shows what the user configured)
-        box = dataclasses.replace(box, hidden_paths=[*box.hidden_paths, config.source])
-    sandbox = Sandbox(workspace, box, status)
+    sandbox = Sandbox(workspace, box, status, boundary=boundary)
     limits = CommandLimits(box, status.cgroups, sandboxed=sandbox.active)
 
     def wrap(argv: list[str]) -> list[str]:
@@ -61,26 +69,22 @@ def build_toolbox(config: Config, workspace: Path, state_dir: Path) -> Toolbox:
         state_dir=state_dir,
         wrap_command=wrap if confined else None,
         env=env,
-        protected=git_dirs(workspace.resolve()),  # a worktree's git dir lives outside `.git`
+        boundary=boundary,
         limits=limits,
     )
     executor.context.pid_namespace = sandbox.active  # bwrap --unshare-pid (status.BASE_FLAGS)
-    ahead = executor.context.standby if confined else None
-    if ahead is not None:
-        ahead.confine = sandbox.wrap_ahead  # the next command's sandbox, started ahead
-    tripwire = Tripwire.for_workspace(workspace)
-    executor.context.after_command = _after_command(tripwire, sandbox, ahead is not None)
+    tripwire = Tripwire.for_workspace(workspace, boundary)
+    executor.context.before_command = tripwire.arm
+    executor.context.after_command = _after_command(tripwire, sandbox)
     return Toolbox(executor, sandbox, status, limits)
 
 
-def _after_command(tripwire: Any, sandbox: Any, ahead: bool) -> Any:
-    """Checks after every command: protected files put back; the sandbox's mount points removed,
-    unless the next command's sandbox, started ahead, mounts on them at once (then they go at exit)."""
+def _after_command(tripwire: Any, sandbox: Any) -> Any:
+    """Checks after every command: protected files put back, the sandbox's mount points removed."""
 
     def check() -> list[str]:
         notes: list[str] = tripwire.check()
-        if not ahead:
-            sandbox.release_mount_points()
+        sandbox.release_mount_points()
         return notes
 
     return check

@@ -46,6 +46,7 @@ def write_tool(ctx: ToolContext, path: str, content: str) -> ToolResult:
     created = make_dirs(plan.target.parent, check)
     atomic_write(plan.target, plan.data, check)
     ctx.seen.record_written(plan.target, plan.data)
+    ctx.paths.written(plan.target, plan.data)
     if plan.old is None:
         message = f"Created {plan.shown} ({size})."
     else:

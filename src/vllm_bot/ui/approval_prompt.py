@@ -8,6 +8,7 @@ answer is one key of a numbered menu (`MENU_KEYS`); without one, a typed line (`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..calls import ToolCall
@@ -74,6 +75,40 @@ def menu_lines(scope: GrantScope | None) -> list[str]:
 
 
 CHOSEN = {"yes": "Yes", "always": "Yes, and don't ask again", "instead": "No", "no": "No"}
+
+
+def menu_choice(read_key: Callable[[], str]) -> str:
+    """The choice a key of the menu picks; other keys are ignored (Ctrl-D, a closed terminal: no)."""
+    try:
+        while True:
+            key = read_key()
+            choice = MENU_KEYS.get(key.lower() if len(key) == 1 else key)
+            if choice is not None:
+                return choice
+    except EOFError:
+        return "no"
+
+
+def menu_answer(choice: str, ask: Callable[[str], str]) -> Answer:
+    """The answer a menu choice gives; "instead" asks what to do instead (nothing typed: just no)."""
+    if choice != "instead":
+        return Answer(choice != "no", always=choice == "always")
+    try:
+        instead = ask(TELL_INSTEAD).strip()
+    except EOFError:
+        instead = ""
+    return Answer(False, message=instead or None)
+
+
+def typed_answer(ask: Callable[[str], str]) -> Answer:
+    """Without single keys (no terminal to read them from): a typed line, asked until it answers."""
+    while True:
+        try:
+            answer = parse_answer(ask(QUESTION))
+        except EOFError:
+            return Answer(False)
+        if answer is not None:
+            return answer
 
 
 def parse_answer(reply: str) -> Answer | None:

@@ -62,6 +62,26 @@ class BannerInfo:
         return rows
 
 
+# The keys, under the banner; the short one when the terminal is too short for the whole banner.
+HINT = (
+    "Enter sends · Ctrl-J: new line · @ completes paths · !cmd runs a command · /help · Esc or Ctrl-C stops"
+)
+SHORT_HINT = "Enter sends · Ctrl-J: new line · !cmd runs it · /help · Esc or Ctrl-C stops"
+MENU_ROWS = 8  # prompt_toolkit's rows kept free under the prompt for the completion menu
+
+
+def menu_rows(height: int) -> int:
+    """Rows kept free under the prompt for the completion menu: 8, fewer on a short terminal (at 24
+    rows, 8 and a 16-row banner scrolled the banner's title off the screen)."""
+    return MENU_ROWS if height >= 40 else max(3, height // 6)
+
+
+def may_shorten(label: str, value: str) -> bool:
+    """May a short terminal cut this banner row to one line? Never what the sandbox does not cover,
+    nor the sandbox row when it is a warning (sandbox off)."""
+    return label != "not covered" and not (label == "sandbox" and not value.startswith("bubblewrap"))
+
+
 OFFLINE_NOTE = (
     "The session is open anyway: /doctor, /model, /resume and /help work, and sending a task tries "
     "the server again."

@@ -73,6 +73,56 @@ def fold_tail(lines: list[T], keep: int) -> tuple[list[T], int]:
     return lines[len(lines) - keep :], len(lines) - keep
 
 
+def fold_rows(lines: list[str], width: int, keep: int) -> tuple[list[str], int, bool]:
+    """The last `keep` screen rows of `lines` at `width` columns (a long line shows its end, not a
+    screenful of its start), how many lines are left out whole, and whether the first row shown
+    begins inside a line."""
+    rows: list[str] = []
+    width = max(1, width)
+    for n in range(len(lines) - 1, -1, -1):
+        room = keep - len(rows)
+        if room <= 0:
+            return rows, n + 1, False
+        line = lines[n]
+        starts = range(max(0, len(line) - 1) // width * width, -1, -width)  # the last row first
+        pieces = [line[i : i + width] for i in starts][:room]
+        rows[:0] = reversed(pieces)
+        if len(pieces) < -(-len(line) // width):
+            return rows, n, True
+    return rows, 0, False
+
+
+def fold_note(before: int, cut: bool) -> str:
+    """`… 12 earlier lines` and/or the start of a long line, left out of what is shown."""
+    if not cut:
+        what = f"{before:,} earlier lines"
+    else:
+        what = (
+            f"{before:,} earlier lines and the start of a long one" if before else "the start of a long line"
+        )
+    return f"… {what} (Ctrl-O or /expand shows all)"
+
+
+def output_rows(tail: TailBuffer | None, body: str, width: int, keep: int) -> tuple[list[str], str]:
+    """A finished command's output as at most `keep` rows of `width` (its live tail, or the result's
+    `body` when nothing streamed), and the note on what is left out ('' when nothing is)."""
+    if tail is not None and tail.total_chars:
+        lines, before = tail.lines(keep)
+    else:
+        lines, before = fold_tail(shown_output(body).splitlines(), keep)
+    rows, hidden, cut = fold_rows(lines, width, keep)
+    return rows, fold_note(before + hidden, cut) if before + hidden or cut else ""
+
+
+def result_lines(text: str, keep: int, width: int, keep_colon: bool = False) -> tuple[list[str], int]:
+    """A result's first `keep` non-blank lines (each at most 4 rows of `width`) and how many more."""
+    shown, more = fold_head([ln for ln in safe_text(text.strip()).splitlines() if ln.strip()], keep)
+    shown = [clip(ln, 4 * width) for ln in shown]  # a 50,000-character line: 4 rows, not 500
+    if shown and not keep_colon:  # "File a.py, lines 1-80:" without the lines it announces
+        shown[0] = shown[0].removesuffix(":")
+    return shown, more
+
+
 @dataclass
 class DiffLine:
     kind: str  # "add" | "remove" | "hunk" | "header" | "context" | "note"

@@ -11,7 +11,7 @@ import tty
 from collections.abc import Callable
 
 ESCAPE_WAIT = 0.05  # an arrow key's sequence arrives at once; a lone Esc is followed by nothing
-NAMES = {"\r": "enter", "\n": "enter", "\x1b": "escape", "\x7f": "backspace", "\t": "tab"}
+NAMES = {"\r": "enter", "\n": "enter", "\x1b": "escape", "\x7f": "backspace", "\t": "tab", "\x04": "ctrl-d"}
 
 
 def read_key(fd: int | None = None, *, flush: bool = True) -> str:
@@ -26,14 +26,19 @@ def read_key(fd: int | None = None, *, flush: bool = True) -> str:
         tty.setcbreak(fd, termios.TCSANOW)  # no echo, no line editing; signals (Ctrl-C) stay on
         if flush:
             termios.tcflush(fd, termios.TCIFLUSH)
-        return _decode(fd)
+        key = decode_key(fd)
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    if key == "ctrl-d":
+        raise EOFError
+    return key
 
 
-def _decode(fd: int) -> str:
+def decode_key(fd: int, names: dict[str, str] = NAMES) -> str:
+    """The next key on `fd` (a terminal already in a mode without line editing): its name in `names`,
+    a printable character, or '' for anything else. Raises EOFError when the terminal is closed."""
     first = os.read(fd, 1)
-    if not first or first == b"\x04":
+    if not first:
         raise EOFError
     if first == b"\x1b":
         return "escape" if not _pending(fd) else ""
@@ -44,7 +49,7 @@ def _decode(fd: int) -> str:
             break
         data += more
     text = data.decode("utf-8", "replace")
-    return NAMES.get(text, text if text.isprintable() else "")
+    return names.get(text, text if text.isprintable() else "")
 
 
 def _pending(fd: int) -> bool:

@@ -3,6 +3,7 @@ headless runs (progress on stderr, the final answer on stdout, printed by the ca
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import TextIO
@@ -21,7 +22,8 @@ from ..events import (
 from ..safety.approval import Answer
 from ..safety.grants import GrantScope
 from .banner import BannerInfo
-from .display import clip, safe_text
+from .display import call_title, clip, safe_text
+from .recap import RecapPart, plain_lines
 from .status import StatusLine
 
 RESULT_CHARS = 300  # a result's first line on stderr; the model gets all of it
@@ -44,6 +46,7 @@ class PlainUI:
         self.status = StatusLine()
         self.show_reasoning = False  # plain output never shows reasoning (kept for /reasoning)
         self._mid_line = False
+        self._last_result: tuple[str, str] | None = None  # (call, its whole result): /expand
 
     def __call__(self, event: Event) -> None:
         self.status(event)
@@ -57,6 +60,7 @@ class PlainUI:
         elif isinstance(event, ToolCallStarted):
             self._err(f"-> {describe_call(event.call.name, event.call.arguments)}")
         elif isinstance(event, ToolCallFinished):
+            self._last_result = (call_title(event.call), event.result.as_text())
             first = event.result.as_text().strip().splitlines()[:1]
             status = "failed" if event.result.is_error else "ok"
             shown = clip(safe_text(first[0]), RESULT_CHARS, REST_IS_IN) if first else ""
@@ -93,6 +97,22 @@ class PlainUI:
 
     def stop_live(self) -> None:
         pass
+
+    def recap(self, parts: list[RecapPart]) -> None:
+        for line in plain_lines(parts):
+            self._err(line)
+
+    def working(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing to read while a task runs: stdin holds the next messages."""
+        return contextlib.nullcontext()
+
+    def expand(self) -> None:
+        """The last tool result in full (the plain output shows its first line)."""
+        if self._last_result is None:
+            self._err("No tool result to show yet.")
+            return
+        title, text = self._last_result
+        self._err(f"{title} (in full):\n{safe_text(text)}")
 
     def debug_stream(self) -> TextIO:
         return self.err

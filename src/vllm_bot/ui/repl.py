@@ -1,9 +1,10 @@
-"""The interactive session: read a message or a slash command, run it, repeat.
+"""The interactive session: read a message, a slash command or a `!command`, run it, repeat.
 
 In a terminal the input is prompt_toolkit: history per workspace (.vllm-bot/history), Enter sends,
-Alt+Enter / Esc Enter (or a trailing backslash) starts a new line, a paste stays one message, Tab
-completes /commands and @paths. Ctrl-C clears the line; at an empty prompt it asks to be pressed
-again to exit; Ctrl-D exits. Without a terminal, lines are read from stdin one message each.
+Ctrl-J, Alt+Enter / Esc Enter (or a trailing backslash) starts a new line, a paste stays one message,
+Tab completes /commands and @paths, Ctrl-O opens the last folded output. Ctrl-C clears the line; at
+an empty prompt it asks to be pressed again to exit; Ctrl-D exits. Messages typed while a task runs
+are sent after it (typeahead.py). Without a terminal, lines are read from stdin one message each.
 """
 
 from __future__ import annotations
@@ -11,15 +12,20 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..agent.interrupts import close_open_calls
+from ..calls import ToolCall, new_call_id
 from ..errors import EXIT_OK, UserFacingError
+from ..events import ToolCallFinished, ToolCallStarted, ToolOutput
+from ..prompts import load_template, render
 from ..tools.listing import SKIP_DIRS
 from . import is_terminal
-from .recap import come_back_hint, recap_lines
+from .banner import menu_rows
+from .recap import come_back_hint, recap
 from .slash.core import ExitSession
 from .slash.registry import SlashCommand, StartTask, UnknownCommand, dispatch, load_all
 
@@ -101,9 +107,9 @@ def _completer(workspace: Path) -> Any:
 
 
 class PromptReader:
-    """prompt_toolkit input for a terminal."""
+    """prompt_toolkit input for a terminal; `expand` is what Ctrl-O runs (above the prompt)."""
 
-    def __init__(self, history: Path, workspace: Path) -> None:
+    def __init__(self, history: Path, workspace: Path, expand: Callable[[], None] = lambda: None) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
@@ -113,17 +119,20 @@ class PromptReader:
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history)),
             completer=_completer(workspace),
-            key_bindings=_key_bindings(),
+            key_bindings=_key_bindings(expand),
             multiline=True,
             complete_while_typing=True,
             prompt_continuation=lambda width, line_number, soft_wrap: ". ".rjust(width),
         )
 
-    def read(self) -> str:
-        return self.prompt.prompt(PROMPT)
+    def read(self, default: str = "") -> str:
+        """One message; `default` is already typed (what was typed while the last task ran)."""
+        rows = self.prompt.output.get_size().rows
+        return self.prompt.prompt(PROMPT, default=default, reserve_space_for_menu=menu_rows(rows))
 
 
-def _key_bindings() -> Any:
+def _key_bindings(expand: Callable[[], None]) -> Any:
+    from prompt_toolkit.application import run_in_terminal
     from prompt_toolkit.key_binding import KeyBindings
 
     kb = KeyBindings()
@@ -140,8 +149,13 @@ def _key_bindings() -> Any:
             buf.validate_and_handle()
 
     @kb.add("escape", "enter")
+    @kb.add("c-j")  # prompt_toolkit's own Ctrl-J sends, as Enter does
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
+
+    @kb.add("c-o")
+    def _expand(event: Any) -> None:
+        run_in_terminal(expand)
 
     @kb.add("c-c")
     def _interrupt(event: Any) -> None:
@@ -156,7 +170,7 @@ def _key_bindings() -> Any:
 class LineReader:
     """One message per line from a stdin that is not a terminal."""
 
-    def read(self) -> str:
+    def read(self, default: str = "") -> str:
         line = sys.stdin.readline()
         if not line:
             raise EOFError
@@ -169,12 +183,13 @@ class Repl:
         self.front = session.front
         self.reader = reader
         self._exit_armed = False
+        self.queued: list[str] = []  # messages typed while a task ran, sent one by one
+        self.draft = ""  # typed while a task ran, not sent: the next prompt starts with it
 
     def run(self) -> int:
         self.session.start(offline_ok=True)  # a server that is down: the session opens anyway
         self.front.banner(self.session.banner_info())
-        for line in recap_lines(self.session.agent.conversation.entries):  # --continue / --resume
-            self.front.say(line)
+        self.front.recap(recap(self.session.agent.conversation.entries))  # --continue / --resume
         while True:
             try:
                 text = self._read()
@@ -182,20 +197,27 @@ class Repl:
                     continue
                 if is_command(text.strip()):
                     self.command(text.strip())
+                elif text.strip().startswith("!"):
+                    self.shell(text.strip()[1:].strip())
                 else:
                     self.task(text)
             except (EOFError, ExitSession):
                 if self.session.agent.conversation.entries:
-                    self.front.say(come_back_hint(self.session.workspace))
+                    self.front.say(come_back_hint(self.session.workspace, config=self.session.config))
                 return EXIT_OK
             except KeyboardInterrupt:  # Ctrl-C between a task's end and the prompt: not an exit
                 close_open_calls(self.session.agent.conversation)
                 self.front.stop_live()
 
     def _read(self) -> str | None:
+        if self.queued:  # typed while the last task ran: shown as if typed at the prompt
+            text = self.queued.pop(0)
+            self.front.say("> " + text.replace("\n", "\n. "))
+            return text
         try:
             self.session.mcp.sync()
-            text = self.reader.read()
+            draft, self.draft = self.draft, ""
+            text = self.reader.read(draft) if draft else self.reader.read()
         except KeyboardInterrupt:
             if self._exit_armed:
                 raise ExitSession() from None
@@ -219,23 +241,78 @@ class Repl:
             self.front.say("Interrupted.")
 
     def task(self, text: str) -> None:
-        """Run one message; Ctrl-C or a server failure returns to the prompt with the session intact."""
+        """Run one message; Ctrl-C, Esc or a server failure returns to the prompt with the session intact."""
         agent = self.session.agent
-        try:
-            self.session.reconnect()  # after an offline start: try the server again
-            self.session.mcp.sync(wait=True)
-            self.session.refresh_instructions()
-            text = self.session.with_mentions(text)
-            with agent.cancel.sigint():
-                agent.run(text)
-        except KeyboardInterrupt:
-            close_open_calls(agent.conversation)
-            self.front.say("Interrupted.")  # say() ends the live view itself
-        except UserFacingError as e:
-            close_open_calls(agent.conversation)
-            self.front.error(str(e))
-        finally:
-            self.front.stop_live()
+        finished = False
+        with self.front.working() as typing:
+            self._still_typed(typing)
+            try:
+                self.session.reconnect()  # after an offline start: try the server again
+                self.session.mcp.sync(wait=True)
+                self.session.refresh_instructions()
+                text = self.session.with_mentions(text)
+                with agent.cancel.sigint():
+                    finished = agent.run(text).reason != "interrupted"
+            except KeyboardInterrupt:
+                close_open_calls(agent.conversation)
+                self.front.say("Interrupted.")  # say() ends the live view itself
+            except UserFacingError as e:
+                close_open_calls(agent.conversation)
+                self.front.error(str(e))
+            finally:
+                self.front.stop_live()
+        self._typed_ahead(typing, finished)
+
+    def shell(self, command: str) -> None:
+        """`!command`: the user's own command, run as the model's are (in the sandbox unless it is off)
+        but never asked about: the user typed it. It and its output go to the model with the next
+        message."""
+        if not command:
+            self.front.say("Type a command after the !, e.g. !git status")
+            return
+        agent, call = self.session.agent, ToolCall(new_call_id(), "exec", {"command": command})
+        self.front(ToolCallStarted(call))
+        started, result = time.monotonic(), None
+        with self.front.working() as typing:
+            self._still_typed(typing)
+            try:
+                agent.cancel.reset()
+                with agent.cancel.sigint(), agent.cancel.tool():
+                    result = self.session.executor.execute_call(
+                        call,
+                        on_output=lambda text: self.front(ToolOutput(call.id, text)),
+                        cancel=agent.cancel.event,
+                    )
+            except KeyboardInterrupt:  # a second Ctrl-C: the command is killed all the same
+                self.front.say("Interrupted.")
+            finally:
+                self.front.stop_live()
+        if result is not None:
+            self.front(ToolCallFinished(call, result, time.monotonic() - started))
+            note = load_template("shell.yaml", required="note")["note"]
+            text = render(note, {"command": command, "result": result.as_text()}, "shell.yaml: note")
+            agent.conversation.add_user(text, kind="note")
+        self._typed_ahead(typing, finished=result is not None and not agent.cancel.requested)
+
+    def _still_typed(self, typing: Any) -> None:
+        """What waits from an earlier task (more queued messages, an unfinished line) is shown and
+        edited with what is typed during this one."""
+        if typing is not None:
+            typing.give(self.queued, self.draft)
+            self.queued, self.draft = [], ""
+
+    def _typed_ahead(self, typing: Any, finished: bool) -> None:
+        """Messages queued while a task ran are sent next, in order; after an interrupt or a failure
+        they wait in the input instead (with the unfinished line), to be sent or changed."""
+        if typing is None:
+            return
+        queued, line = typing.take()
+        if finished:
+            self.queued += queued
+            self.draft = line
+        else:
+            self.draft = "\n".join([*self.queued, *queued, *([line] if line else [])])
+            self.queued = []
 
 
 def run_repl(session: Any, reader_factory: Callable[[Any], Any] | None = None) -> int:
@@ -243,7 +320,7 @@ def run_repl(session: Any, reader_factory: Callable[[Any], Any] | None = None) -
     if reader_factory is not None:
         reader = reader_factory(session)
     elif is_terminal():
-        reader = PromptReader(session.state_dir / "history", session.workspace)
+        reader = PromptReader(session.state_dir / "history", session.workspace, session.front.expand)
     else:
         reader = LineReader()
     try:

@@ -1,14 +1,13 @@
 """The terminal front end: rich rendering of the loop's events (with live_view.py, the only modules
-that import rich).
-
-One live region at a time (live_view.py), redrawn at most `ui.refresh_per_second` times a second.
-Finished Markdown blocks, tool calls and results are printed above it once, for good, so redrawing
-stays cheap on long replies. Events are handled, and everything is printed, under one lock that the
-redraws take too: a redraw never interleaves with a print.
-"""
+that import rich). Finished Markdown blocks, tool calls and results are printed once, for good, above
+one live region (live_view.py), so redrawing stays cheap on long replies. Events are handled, and
+everything is printed, under one lock the redraws take too: a redraw never interleaves with a print.
+Keys typed while a task runs: typeahead.py."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -39,31 +39,26 @@ from ..events import (
 )
 from ..safety.approval import Answer
 from ..safety.grants import GrantScope
-from .approval_prompt import (
-    CHOSEN,
-    MENU_KEYS,
-    QUESTION,
-    TELL_INSTEAD,
-    approval_view,
-    menu_lines,
-    parse_answer,
-)
-from .banner import BannerInfo
+from .approval_prompt import CHOSEN, approval_view, menu_answer, menu_choice, menu_lines, typed_answer
+from .banner import HINT, SHORT_HINT, BannerInfo, may_shorten, menu_rows
 from .display import (
     MarkdownStream,
     TailBuffer,
     call_title,
     diff_lines,
     fold_head,
-    fold_tail,
+    output_rows,
     result_body,
+    result_lines,
     safe_text,
     shown_output,
     split_diff,
 )
 from .keys import terminal_key_reader
 from .live_view import LiveRegion, LiveView
+from .recap import RecapPart
 from .status import StatusLine
+from .typeahead import TypeAhead
 
 DIFF_STYLES = {"add": "green", "remove": "red", "hunk": "cyan", "header": "bold", "note": "dim"}
 WRITE_PREVIEW_LINES = 12
@@ -94,9 +89,13 @@ class RichUI:
         self._view = LiveView(lambda: self.show_reasoning, self.status.footer)
         self._view.output_lines = config.output_lines
         self._region = LiveRegion(self.console, self._view, config.refresh_per_second, self.lock)
+        self.typing: TypeAhead | None = None  # keys typed while a task runs (a terminal's)
+        if read_key is None and ask is None and sys.stdin.isatty():
+            self.typing = self._view.typing = TypeAhead(
+                sys.stdin.fileno(), self.lock, self._region.refresh, self.expand
+            )
+        self._folded: tuple[str, str] | None = None  # the last output shown folded: (title, all of it)
         self._markdown = MarkdownStream()
-        self._reasoning: list[str] = []
-        self._thinking_since: float | None = None
         self._started: dict[str, ToolCall] = {}
         self._handlers: dict[type, Callable[[Any], None]] = {
             RequestStarted: self._request,
@@ -141,7 +140,7 @@ class RichUI:
 
     def _request(self, event: RequestStarted) -> None:
         self._end_reply()
-        self._reasoning, self._view.reasoning_chars, self._view.reasoning_tail = [], 0, ""
+        self._view.reasoning, self._view.reasoning_chars, self._view.reasoning_tail = [], 0, ""
         label = "Compacting the conversation" if event.mode == "summary" else "Waiting for the model"
         if event.attempt > 1:
             label += f" (attempt {event.attempt})"
@@ -152,19 +151,13 @@ class RichUI:
             self._view.label = "Receiving the reply"
 
     def _reasoning_delta(self, event: ReasoningDelta) -> None:
-        if self._thinking_since is None:
-            self._thinking_since = time.monotonic()
-            self._view.phase, self._view.label = "think", "Thinking"
-        self._reasoning.append(event.text)
-        self._view.reasoning_chars += len(event.text)
-        self._view.reasoning_tail = (self._view.reasoning_tail + event.text)[-2000:]
+        self._view.add_reasoning(event.text)
 
     def _end_reasoning(self) -> None:
-        if self._thinking_since is None:
+        thought = self._view.take_reasoning()
+        if thought is None:
             return
-        seconds = time.monotonic() - self._thinking_since
-        self._thinking_since = None
-        text = "".join(self._reasoning).strip()
+        text, seconds = thought
         if self.show_reasoning and text:
             self._print(Text(safe_text(text), style="dim italic"))
         words = len(text.split())
@@ -211,7 +204,8 @@ class RichUI:
         lexer = Syntax.guess_lexer(path, code="\n".join(lines))
         self._print(Syntax(safe_text("\n".join(lines)), lexer, line_numbers=True, word_wrap=False))
         if more:
-            self._print(Text(f"  … {more:,} more lines", style="dim"))
+            self._folded = (f"Write {path}", content)
+            self._print(Text(f"  … {more:,} more lines (Ctrl-O or /expand shows all)", style="dim"))
 
     def _output(self, event: ToolOutput) -> None:
         if self._view.phase == "exec" and self._view.tail is not None:
@@ -222,40 +216,34 @@ class RichUI:
         self.stop_live()
         self._view.tail = None
         call, result = event.call, event.result
-        if self._started.pop(call.id, None) is None:
-            self._refused(call, result)
+        if self._started.pop(call.id, None) is None:  # refused: never started
+            self._print(Text("○ ", style="yellow") + Text(call_title(call), style="dim"))
+            self._result_line(result.as_text(), "yellow", lines=3)
         elif call.name == "exec":
-            self._exec_result(result, tail)
+            self._exec_result(call, result, tail)
         elif call.name == "edit" and not result.is_error:
             summary, diff = split_diff(result.as_text())
             self._result_line(summary, "green")
-            self._print_diff(diff)
+            self._print_diff(diff, call_title(call))
         else:
-            self._generic_result(result, 1 if call.name == "read" and not result.is_error else RESULT_LINES)
+            lines = 1 if call.name == "read" and not result.is_error else RESULT_LINES
+            if len(result.as_text().strip().splitlines()) > lines:
+                self._folded = (call_title(call), result.as_text())
+            style = "red" if result.is_error else "green"
+            self._result_line(result.as_text(), style, lines=lines, count_more=lines > 1)
 
-    def _generic_result(self, result: ToolResult, lines: int) -> None:
-        style = "red" if result.is_error else "green"
-        self._result_line(result.as_text(), style, lines=lines, count_more=lines > 1)
-
-    def _refused(self, call: ToolCall, result: ToolResult) -> None:
-        self._print(Text("○ ", style="yellow") + Text(call_title(call), style="dim"))
-        self._result_line(result.as_text(), "yellow", lines=3)
-
-    def _exec_result(self, result: ToolResult, tail: TailBuffer | None) -> None:
+    def _exec_result(self, call: ToolCall, result: ToolResult, tail: TailBuffer | None) -> None:
         status, body = result_body(result)
-        if tail is not None and tail.total_chars:
-            lines, before = tail.lines(self.config.output_lines)
-        else:
-            lines, before = fold_tail(shown_output(body).splitlines(), self.config.output_lines)
-        interrupted = status.startswith("Interrupted")
-        style = "yellow" if interrupted else "red" if result.is_error else "green"
+        rows, note = output_rows(tail, body, self.console.width - 2, self.config.output_lines)
+        style = "yellow" if status.startswith("Interrupted") else "red" if result.is_error else "green"
         so_far = status.endswith(":")  # killed or timed out: "... Output so far:", then the output
         if so_far:
             self._result_line(status, style, keep_colon=True)
-        if before:
-            self._print(Text(f"  … {before:,} earlier lines", style="dim"))
-        if lines:
-            self._print(Text("\n".join("  " + ln for ln in lines), style="dim", no_wrap=True))
+        if note:
+            self._folded = (call_title(call), shown_output(body))
+            self._print(Text("  " + note, style="dim"))
+        if rows:
+            self._print(Text("\n".join("  " + row for row in rows), style="dim", no_wrap=True))
         elif so_far:
             self._print(Text("    (no output)", style="dim"))
         if not so_far:
@@ -264,23 +252,35 @@ class RichUI:
     def _result_line(
         self, text: str, style: str, lines: int = 1, count_more: bool = True, keep_colon: bool = False
     ) -> None:
-        shown, more = fold_head([ln for ln in safe_text(text.strip()).splitlines() if ln.strip()], lines)
-        if shown and not keep_colon:  # "File a.py, lines 1-80:" without the lines it announces
-            shown[0] = shown[0].removesuffix(":")
-        body = "\n    ".join(shown)
-        line = Text("  ⎿ ", style="dim") + Text(body, style=style)
+        shown, more = result_lines(text, lines, self.console.width, keep_colon)
+        line = Text("  ⎿ ", style="dim") + Text("\n    ".join(shown), style=style)
         if more and count_more:
             line.append(f"  (+{more:,} lines)", style="dim")
         self._print(line)
 
-    def _print_diff(self, diff: str) -> None:
+    def _print_diff(self, diff: str, title: str = "") -> None:
+        """The diff's first lines; one with a `title` (not the approval's) can be opened in full."""
         shown, more = fold_head(diff_lines(diff), DIFF_LINES)
         text = Text()
         for item in shown:
             text.append("    " + item.text + "\n", style=DIFF_STYLES.get(item.kind, ""))
         if more:
-            text.append(f"    … {more:,} more diff lines\n", style="dim")
+            self._folded = (title, diff) if title else self._folded
+            opens = " (Ctrl-O or /expand shows all)" if title else ""
+            text.append(f"    … {more:,} more diff lines{opens}\n", style="dim")
         self._print(text, end="")
+
+    # -- folded output, opened ------------------------------------------------------------------
+
+    def expand(self) -> None:
+        """Print the last output shown folded, all of it (Ctrl-O, /expand)."""
+        with self.lock:
+            if self._folded is None:
+                self._print(Text("Nothing folded to open yet.", style="dim"))
+                return
+            title, text = self._folded
+            self._print(Text("● ", style="bold magenta") + Text(title, style="bold") + Text("  (in full)"))
+            self._print(Text(safe_text(text.strip("\n")), style="dim"))
 
     # -- notices, end of task -------------------------------------------------------------------
 
@@ -306,19 +306,27 @@ class RichUI:
     # -- the front-end interface the session uses -----------------------------------------------
 
     def banner(self, info: BannerInfo) -> None:
+        """The banner; on a terminal too short for all of it (80x24) its rows are cut to one line each,
+        never what the sandbox does not cover, so the title stays on the screen."""
         title = Text("vLLM Bot", style="bold cyan")
         if info.label:
             title += Text("  ") + Text(f" {info.label} ", style="bold reverse yellow")
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(style="dim")
-        grid.add_column()
-        for label, value in info.rows():
-            grid.add_row(label, Text(value))
-        self._print(Group(title, grid))
-        for line in info.offline_lines():
-            self._print(Text(wrap_hanging(line, self.console.width), style="bold red"))
-        hint = "Enter sends · Alt+Enter or Esc Enter: new line · @ completes paths · /help · Ctrl-C stops"
-        self._print(Text(hint, style="dim"))
+        offline = [
+            Text(wrap_hanging(ln, self.console.width), style="bold red") for ln in info.offline_lines()
+        ]
+        height = self.console.size.height
+        for compact in (False, True):
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(style="dim")
+            grid.add_column()
+            for label, value in info.rows():
+                cut = compact and may_shorten(label, value)
+                grid.add_row(label, Text(value, no_wrap=cut, overflow="ellipsis" if cut else None))
+            hint = SHORT_HINT if compact or len(HINT) > self.console.width else HINT
+            banner = Group(title, grid, *offline, Text(hint, style="dim"))
+            if len(self.console.render_lines(banner, pad=False)) + 1 + menu_rows(height) <= height:
+                break
+        self._print(banner)
 
     def say(self, text: str) -> None:
         """A line for the user; a long one wraps under its last column (a doctor row's detail)."""
@@ -329,11 +337,28 @@ class RichUI:
         self.stop_live()
         self._print(Text(text, style="bold red"))
 
+    def recap(self, parts: list[RecapPart]) -> None:
+        """Where a resumed conversation left off, its answers rendered as Markdown."""
+        for part in parts:
+            if part.markdown:
+                self._print(Padding(Markdown(part.text), (0, 0, 0, 2)))
+            else:
+                self.say(part.text)
+
+    def working(self) -> contextlib.AbstractContextManager[TypeAhead | None]:
+        """While a task runs: keys typed show under the live region and queue, Esc stops the task."""
+        return self.typing.reading() if self.typing is not None else contextlib.nullcontext()
+
     def confirm(
         self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
     ) -> Answer:
         """The approval prompt: exactly what will run, then a menu answered by one key (yes / always /
-        no and what to do instead; Esc: no), or a typed answer when keys cannot be read."""
+        no and what to do instead; Esc: no), or a typed answer when keys cannot be read. Keys typed
+        ahead wait meanwhile: the menu reads its own."""
+        with self.typing.paused() if self.typing is not None else contextlib.nullcontext():
+            return self._confirm(call, preview, reason, scope)
+
+    def _confirm(self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None) -> Answer:
         self._end_reply()
         view = approval_view(call, preview, reason, scope)
         self._print(Text("? ", style="bold yellow") + Text(view.title, style="bold"))
@@ -347,36 +372,14 @@ class RichUI:
         if view.text:
             self._print(Text(view.text, style="dim"))
         if self.read_key is None:
-            return self._typed_answer(view.always_note)
+            if view.always_note:
+                self._print(Text("  " + view.always_note, style="dim"))
+            return typed_answer(self.ask)
         for line in menu_lines(scope):
             self._print(Text("  " + line))
-        try:
-            choice = None
-            while choice is None:
-                key = self.read_key()
-                choice = MENU_KEYS.get(key.lower() if len(key) == 1 else key)
-        except EOFError:
-            choice = "no"
+        choice = menu_choice(self.read_key)
         self._print(Text(f"  → {CHOSEN[choice]}", style="dim"))
-        if choice != "instead":
-            return Answer(choice != "no", always=choice == "always")
-        try:
-            instead = self.ask(TELL_INSTEAD).strip()
-        except EOFError:
-            instead = ""
-        return Answer(False, message=instead or None)
-
-    def _typed_answer(self, always_note: str | None) -> Answer:
-        """Without single keys (no terminal to read them from): a typed line, as `parse_answer` reads it."""
-        if always_note:
-            self._print(Text("  " + always_note, style="dim"))
-        while True:
-            try:
-                answer = parse_answer(self.ask(QUESTION))
-            except EOFError:
-                return Answer(False)
-            if answer is not None:
-                return answer
+        return menu_answer(choice, self.ask)
 
     def debug_stream(self) -> RichUI:
         """The DEBUG log's stream: this UI, whose `write` prints lines dimmed through the console."""

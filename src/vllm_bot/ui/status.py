@@ -131,14 +131,18 @@ class StatusLine:
 
     def footer(self, now: float | None = None) -> str | None:
         """The live footer while a task runs: `task 12.3s · in 3.4k · out ~560 · context 4.1k/32.8k (12%)`.
-        Tokens still streaming (their usage comes at the end of the reply) are estimated: `~`."""
+        Tokens still streaming (their usage comes at the end of the reply) are estimated: `~`; the
+        prompt's tokens are left out until the server counted them (not `in 0` while it reads them)."""
         s = self.stats
         if s.started is None:
             return None
         elapsed = (time.monotonic() if now is None else now) - s.started
         streaming = (s.streamed_chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
         out = f"out {'~' if streaming else ''}{short_count(s.completion_tokens + streaming)}"
-        parts = [f"task {short_duration(elapsed)}", f"in {short_count(s.prompt_tokens)}", out]
+        parts = [f"task {short_duration(elapsed)}"]
+        if s.prompt_tokens:
+            parts.append(f"in {short_count(s.prompt_tokens)}")
+        parts.append(out)
         if s.last_context is not None and s.context_window:
             parts.append(context_share(s.last_context, s.context_window))
         return " · ".join(parts)

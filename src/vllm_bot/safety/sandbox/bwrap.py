@@ -1,16 +1,16 @@
-"""Run commands inside bubblewrap: the workspace writable, everything else read-only or hidden.
+"""Run commands inside bubblewrap, as the session's boundary (safety/boundary.py) says.
 
 Mount order matters (later mounts cover earlier ones): the whole filesystem read-only, fresh /dev
 and /proc with every host-global kernel interface read-only (kernelfs.py), an empty /run (service
-sockets: D-Bus, Docker, systemd), a private /tmp, the workspace (and sandbox.writable_paths)
-read-write, then the repositories' git dirs read-only (unless sandbox.git_writable; then `.git` is
-bound onto itself so it cannot be renamed away and replaced), then protected paths inside the
-writable trees read-only again, then secrets hidden. Protected paths that do not exist yet get an
-empty mount point so they cannot be created; it stays while the next command's sandbox waits
-(`wrap_ahead`), so with sandboxes started ahead for the session (`close`), else until the command
-ends (`release_mount_points`), and never while another session in the same workspace mounts on it
-too (mountpoints.py). The command itself starts
-under the seccomp filter (seccomp.py) and the resource limits (limits.py).
+sockets: D-Bus, Docker, systemd), a private /tmp; then $HOME as an empty read-only tmpfs with only
+the boundary's show-list bound back read-only (and, for a workspace at or above $HOME, its
+non-dot entries read-write); the writable roots read-write; the repositories' git dirs read-only
+(unless sandbox.git_writable; then `.git` is bound onto itself so it cannot be renamed away and
+replaced); protected paths inside the writable trees read-only again; and what the boundary always
+hides that would still be visible. Protected paths that do not exist yet get an empty mount point so
+they cannot be created, removed when the command ends (`release_mount_points`), never while another
+session in the same workspace mounts on it too (mountpoints.py). The command itself starts under the
+seccomp filter (seccomp.py) and the resource limits (limits.py).
 """
 
 from __future__ import annotations
@@ -21,17 +21,16 @@ import tempfile
 from pathlib import Path
 
 from vllm_bot.config import SandboxConfig
+from vllm_bot.safety.boundary import Boundary, for_workspace
 from vllm_bot.safety.sandbox import kernelfs, seccomp
-from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Ahead, Launch, launcher, resolve, standby_launcher
+from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Launch, launcher, resolve
 from vllm_bot.safety.sandbox.mountpoints import MountPoints
 from vllm_bot.safety.sandbox.paths import (
-    HOME_STARTUP_FILES,
     SCAN_LIMIT,
     Protected,
     git_dirs,
     nested_repositories,
     protected_paths,
-    secret_paths,
 )
 from vllm_bot.safety.sandbox.status import SandboxStatus, unavailable_message
 from vllm_bot.statedir import is_stand_in, workspace_state_dir
@@ -52,11 +51,15 @@ class Sandbox:
         *,
         private_tmp: Path | None = None,
         home: Path | None = None,
+        boundary: Boundary | None = None,
     ):
         self.workspace = Path(workspace).resolve()
         self.config = config
         self.status = status
-        self.home = Path(home if home is not None else os.environ.get("HOME") or Path.home()).resolve()
+        if boundary is None:
+            env = {**os.environ, **({"HOME": str(home)} if home is not None else {})}
+            boundary = for_workspace(self.workspace, config, env=env)
+        self.boundary = boundary
         self._private_tmp = Path(private_tmp).resolve() if private_tmp is not None else None
         self._own_tmp = private_tmp is None
         self._mounts = MountPoints(self.workspace)  # the empty mount points made or borrowed
@@ -90,22 +93,6 @@ class Sandbox:
         inner = launcher(argv, ulimits=launch.ulimits) if launch is not None else list(argv)
         return self._confine(self.status.bwrap, inner, launch)
 
-    def wrap_ahead(self, launch: Launch) -> Ahead | None:
-        """The sandbox of the next command, to start before it (tools/standby.py): bwrap set up
-        under `launch`, its inner launcher waiting for the rest of `wrap`'s argv on stdin (None
-        without a sandbox). Its mount points (the empty `.git` of a workspace without a repository,
-        say) stay while it waits: `release_mount_points` only once it is gone. A mount holds the file
-        it was made on, not the path: `intact` says whether every path it names is still the same
-        file, so a secret renamed over since is not shown, nor a mount point removed meanwhile lost."""
-        if not self.active or self.status.bwrap is None or self.workspace == Path("/"):
-            return None
-        try:
-            argv = self._confine(self.status.bwrap, standby_launcher([]), launch)
-        except SandboxUnavailable:
-            return None
-        pinned = _identities(argv)
-        return Ahead(argv, lambda: _identities(argv) == pinned)
-
     def _confine(self, bwrap: str, inner: list[str], launch: Launch | None) -> list[str]:
         program = self.seccomp_file()
         filter_args = ["--seccomp", str(SECCOMP_FD)] if program is not None else []
@@ -126,9 +113,8 @@ class Sandbox:
         args = ["--ro-bind", "/", "/", *kernelfs.dev_args(self._shm_size), *kernelfs.proc_args()]
         args += self._run_args()
         args += ["--bind", str(self.private_tmp()), "/tmp"]
-        roots = self._writable_roots()
-        for root in roots:
-            args += ["--bind", str(root), str(root)]
+        roots = list(self.boundary.roots)
+        args += self._home_and_roots_args(roots)
         git_args, read_only_git = self._git_args(roots)
         args += git_args
         args += self._protect_args(roots, read_only_git)
@@ -144,7 +130,8 @@ class Sandbox:
             remove_stale_tmp_dirs()
             self._host_dir = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-host-")).resolve()
             self._host_dir.chmod(0o755)  # nothing secret: the program is the same for everyone
-            (self._host_dir / "seccomp.bpf").write_bytes(seccomp.deny_program())
+            program = seccomp.deny_program(unix_sockets=self.boundary.unix_sockets)
+            (self._host_dir / "seccomp.bpf").write_bytes(program)
         return self._host_dir / "seccomp.bpf"
 
     def private_tmp(self) -> Path:
@@ -186,18 +173,27 @@ class Sandbox:
             args += ["--ro-bind", str(resolv.parent), str(resolv.parent)]  # DNS for sandbox.network
         return args
 
-    def _writable_roots(self) -> list[Path]:
-        roots = [self.workspace]
-        for entry in self.config.writable_paths:
-            path = self._config_path(entry)
-            if path.is_dir() and path not in roots:
-                roots.append(path)
-        return roots
+    def _home_and_roots_args(self, roots: list[Path]) -> list[str]:
+        """$HOME hidden but for the show-list (read-only) and the roots (read-write); for a root at or
+        above $HOME, its entries at the top of $HOME too, but not the dot entries."""
+        home = self.boundary.home
+        bind = "--ro-bind" if self.boundary.workspace_read_only else "--bind"  # plan mode: a kernel fact
+        if home == Path("/") or not home.is_dir():
+            return [arg for root in roots for arg in (bind, str(root), str(root))]
+        outer = [root for root in roots if _inside(home, [root])]
+        args = [arg for root in outer for arg in (bind, str(root), str(root))]
+        args += ["--tmpfs", str(home)]
+        if outer:
+            args += _top_of_home(home, bind)
+        for shown in self.boundary.shown:
+            args += ["--ro-bind-try", str(shown), str(shown)]
+        args += [arg for root in roots if root not in outer for arg in (bind, str(root), str(root))]
+        return [*args, "--remount-ro", str(home)]
 
     def _git_args(self, roots: list[Path]) -> tuple[list[str], list[Path]]:
         """The repositories' git dirs read-only (or, with sandbox.git_writable, `.git` pinned in place),
         git dirs hidden by the private /tmp bound back; returns (args, the git dirs made read-only)."""
-        writable = self.config.git_writable
+        writable = self.config.git_writable and not self.boundary.workspace_read_only
         args: list[str] = []
         read_only: list[Path] = []
         for root in roots:
@@ -205,9 +201,13 @@ class Sandbox:
             if writable and dot_git.is_dir() and not dot_git.is_symlink() and not is_stand_in(dot_git):
                 args += ["--bind", str(dot_git), str(dot_git)]
             for repo in [root, *([] if writable else self._nested_repositories(root))]:
+                if not self.boundary.exposed(repo):
+                    continue  # hidden anyway (a repository among the dot-folders of $HOME, say)
                 if repo != root and (repo / ".git").is_file():  # a nested worktree's or submodule's link
                     args += ["--ro-bind-try", str(repo / ".git"), str(repo / ".git")]
                 for git_dir in git_dirs(repo):
+                    if self.boundary.home_dotfile(git_dir) is not None:
+                        continue  # `~/.git` of a dotfiles repository stays hidden with the rest
                     inside = _inside(git_dir, roots)
                     if (not inside or not writable) and git_dir.is_dir() and git_dir not in read_only:
                         args += ["--ro-bind-try", str(git_dir), str(git_dir)]
@@ -230,13 +230,12 @@ class Sandbox:
         protected = protected_paths(self.workspace)
         for root in roots[1:]:
             protected += [p for p in protected_paths(root) if p.path.exists()]
-        if any(_inside(self.home, [root]) for root in roots):
-            protected += [Protected(self.home / rel, "file", False) for rel in HOME_STARTUP_FILES]
+        protected += [Protected(path, "file", False) for path in self.boundary.agent_files()]
         args: list[str] = []
         for item in protected:
             path = item.path
-            if not _inside(path, roots):
-                continue  # read-only already
+            if not _inside(path, roots) or not self.boundary.visible(path):
+                continue  # read-only or hidden already
             if _inside(path, read_only_git) and path not in read_only_git and not path.is_symlink():
                 continue  # inside a read-only git dir (a symlink's target may lie elsewhere)
             if path.is_symlink():
@@ -274,10 +273,10 @@ class Sandbox:
             raise SandboxUnavailable(f"cannot protect {path}: {e.strerror}") from None
 
     def _hide_args(self) -> list[str]:
-        hidden = secret_paths(self.home) + [self._config_path(p) for p in self.config.hidden_paths]
+        """What the boundary always hides, where a command would still see it."""
         args: list[str] = []
-        for path in hidden:
-            if not path.exists() or _inside(self.workspace, [path]):
+        for path in self.boundary.hidden:
+            if not path.exists() or _inside(self.workspace, [path]) or not self.boundary.exposed(path):
                 continue
             if path.is_dir():
                 args += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -285,9 +284,20 @@ class Sandbox:
                 args += ["--ro-bind", "/dev/null", str(path)]
         return args
 
-    def _config_path(self, entry: str) -> Path:
-        path = Path(os.path.expanduser(entry))
-        return (path if path.is_absolute() else self.workspace / path).resolve()
+
+def _top_of_home(home: Path, bind: str) -> list[str]:
+    """The entries at the top of $HOME for a workspace at or above it: read-write, but for the dot
+    entries (all of them stay hidden); a symlink stays a symlink (its target is judged where it is)."""
+    args: list[str] = []
+    with os.scandir(home) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name.startswith("."):
+                continue
+            if entry.is_symlink():
+                args += ["--symlink", os.readlink(entry.path), entry.path]
+            elif entry.is_dir() or entry.is_file():
+                args += [bind, entry.path, entry.path]
+    return args
 
 
 TMP_PREFIX = "vllm-bot-tmp-"
@@ -299,20 +309,6 @@ def remove_stale_tmp_dirs() -> None:
         pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _identities(argv: list[str]) -> list[tuple[str, int, int]]:
-    """Each absolute path in `argv` with the file it is now (device, inode; 0, 0: none)."""
-    found = []
-    for arg in argv:
-        if arg.startswith("/"):
-            try:
-                st = os.lstat(arg)
-            except OSError:
-                found.append((arg, 0, 0))
-            else:
-                found.append((arg, st.st_dev, st.st_ino))
-    return found
 
 
 def _inside(path: Path, roots: list[Path]) -> bool:

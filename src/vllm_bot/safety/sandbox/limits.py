@@ -6,14 +6,6 @@ the command's cgroups, sets the rlimits and opens the seccomp program for bubble
     unsandboxed:  launcher(join, rlimits) -> bash -c COMMAND
     sandboxed:    launcher(join, seccomp on fd 9) -> bwrap ... -- launcher(rlimits) -> bash -c COMMAND
 
-Joining a cgroup is the slow step (the kernel's migration waits for an RCU grace period: 8-15 ms
-when no migration happened just before, so every command in a real session pays it). So the next
-command's cgroup is made, and its launcher started and joined, while the model thinks: that launcher
-(`standby_launcher`) waits for the rest of its arguments on stdin, NUL-separated: `NAME=VALUE` to
-export, `--`, then what follows the join's `--` in `launcher` (see tools/standby.py). Sandboxed,
-the whole sandbox can start ahead the same way, its inner launcher waiting (bwrap.wrap_ahead): an
-`Ahead`.
-
 Soft and hard limits are set alike (a command cannot raise them back), except CPU time, whose hard
 limit is a few seconds above the soft one so the process gets SIGXCPU (reportable) before SIGKILL.
 RLIMIT_NPROC is set only inside a sandbox run by an ordinary user: it never binds uid 0, and outside
@@ -24,7 +16,7 @@ from __future__ import annotations
 
 import os
 import resource
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vllm_bot.config import SandboxConfig
@@ -33,17 +25,10 @@ from vllm_bot.safety.sandbox import cgroup
 MB = 1 << 20
 CPU_GRACE = 5  # seconds between SIGXCPU and SIGKILL
 SECCOMP_FD = 9
-STANDBY = "--standby"
 LAUNCHER = r"""while [ "$1" != -- ]; do
   printf '%s\n' "$$" > "$1" || { echo "vllm-bot: cannot join the cgroup $1" >&2; exit 125; }; shift
 done
 shift
-if [ "$1" = --standby ]; then
-  mapfile -d '' -t args; exec </dev/null; set -- "${args[@]}"
-  [ $# -gt 0 ] || exit 0
-  while [ "$1" != -- ]; do export "$1"; shift; done
-  shift
-fi
 bpf=$1; shift
 while [ "$1" != -- ]; do
   ulimit "$1" "$2" || { echo "vllm-bot: cannot set the limit ulimit $1 $2" >&2; exit 125; }; shift 2
@@ -137,35 +122,7 @@ def launcher(
 ) -> list[str]:
     """argv that joins the cgroup.procs files `join`, sets `ulimits` and opens `seccomp` on fd 9,
     then execs `argv`."""
-    return [*launcher_head(join), seccomp or "", *ulimits, "--", *argv]
-
-
-def launcher_head(join: Sequence[str]) -> list[str]:
-    """The part of a launcher's argv up to its cgroups: what a standby launcher was started with."""
-    return ["bash", "-c", LAUNCHER, "vllm-bot-launch", *join, "--"]
-
-
-def standby_launcher(join: Sequence[str]) -> list[str]:
-    """argv of a launcher that joins `join` now and reads the rest of its argv from stdin."""
-    return [*launcher_head(join), STANDBY]
-
-
-def _always() -> bool:
-    return True
-
-
-@dataclass(frozen=True)
-class Ahead:
-    """A command's process started before its command: `argv` ends in STANDBY (it waits for the
-    rest of its argv on stdin), `head` is what the command's own argv must start with to use it, and
-    `intact()` whether what it was started on is still what a fresh start would get."""
-
-    argv: list[str]
-    intact: Callable[[], bool] = _always
-
-    @property
-    def head(self) -> list[str]:
-        return self.argv[:-1]
+    return ["bash", "-c", LAUNCHER, "vllm-bot-launch", *join, "--", seccomp or "", *ulimits, "--", *argv]
 
 
 @dataclass(frozen=True)
@@ -185,7 +142,6 @@ class CommandLimits:
         self.sandboxed = sandboxed
         self.git_writable = config.git_writable
         self.current: cgroup.CommandCgroup | None = None
-        self.ready: cgroup.CommandCgroup | None = None  # made ahead for the next command (prepare)
         self.pending: list[cgroup.CommandCgroup] = []  # cgroups not removed yet (retried later)
 
     @property
@@ -198,41 +154,25 @@ class CommandLimits:
         if self.current is not None:  # the last command never finished (it could not start)
             self.pending.append(self.current)
             self.current = None
-        self.current, self.ready = self.ready or self._create(), None
-        return self._launch(self.current)
-
-    def prepare(self) -> Launch | None:
-        """Make the next command's cgroup ahead of it; how that command will start (None: no
-        cgroup can be made here)."""
-        if self.ready is None:
-            self.ready = self._create()
-        return self._launch(self.ready) if self.ready else None
-
-    def _launch(self, made: cgroup.CommandCgroup | None) -> Launch:
+        made = cgroup.create(self.plan, self.limits.processes, self.limits.memory) if self.plan else None
+        self.current = made
         nproc = self.sandboxed and os.geteuid() != 0
         return Launch(made.procs_files if made else [], ulimit_args(self.limits, processes=nproc))
-
-    def _create(self) -> cgroup.CommandCgroup | None:
-        if self.plan is None:
-            return None
-        return cgroup.create(self.plan, self.limits.processes, self.limits.memory)
 
     def wrap(self, argv: list[str]) -> list[str]:
         """An unsandboxed command under the limits."""
         launch = self.begin()
         return launcher(argv, join=launch.join, ulimits=launch.ulimits)
 
-    def finish(self, returncode: int | None, output: str, *, later: bool = False) -> list[str]:
+    def finish(self, returncode: int | None, output: str) -> list[str]:
         """After the command (its processes already killed): notes for the model about the limits
-        it hit; removes its cgroup, or with `later` leaves that to `sweep` (removing one can wait
-        for its last processes to leave it: 20 ms steps)."""
+        it hit; removes its cgroup."""
         counts = {"pids": 0, "oom_kill": 0}
         if self.current is not None:
             counts = cgroup.events(self.current)
             self.pending.append(self.current)
             self.current = None
-        if not later:
-            self.sweep()
+        self.sweep()
         # the messages' patterns are compiled with the first command's end, not at start-up
         from vllm_bot.safety.sandbox.hits import explain
 
@@ -243,7 +183,4 @@ class CommandLimits:
         self.pending = [made for made in self.pending if not cgroup.remove(made)]
 
     def close(self) -> None:
-        if self.ready is not None:
-            self.pending.append(self.ready)
-            self.ready = None
         self.sweep()

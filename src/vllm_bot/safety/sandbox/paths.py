@@ -5,8 +5,7 @@ Protected (read-only even inside the workspace, whether or not they exist yet): 
 config), the `.git` file of a worktree or submodule and the git dirs it points to, `.gitmodules`,
 and the agent's `.vllm-bot/`. A workspace without a repository gets an empty `.git` as a mount point
 (so no command can make one there); such a stand-in (statedir.is_stand_in) is no repository to git, nor to
-us. Hidden (an empty read-only tmpfs or /dev/null over them): credential
-stores under $HOME such as ~/.ssh, ~/.aws, ~/.config/gh.
+us. What is hidden is the boundary's business (safety/boundary.py).
 """
 
 from __future__ import annotations
@@ -18,18 +17,6 @@ from typing import Literal
 
 from vllm_bot.statedir import STATE_DIR_NAME, is_stand_in
 
-SECRET_HOME_PATHS = (
-    ".ssh", ".aws", ".azure", ".config/gh", ".config/hub", ".gnupg", ".netrc", ".git-credentials",
-    ".config/git/credentials", ".docker", ".kube", ".config/gcloud", ".password-store", ".pypirc",
-    ".npmrc", ".yarnrc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
-    ".vault-token", ".terraform.d", ".local/share/keyrings", ".config/op", ".config/rclone",
-    ".pgpass", ".my.cnf", ".cache/huggingface/token", ".huggingface", ".config/vllm-bot",
-)  # fmt: skip
-# Shell start-up files: protected only when $HOME lies inside a writable tree (else read-only anyway).
-HOME_STARTUP_FILES = (
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile",
-    ".zlogin", ".gitconfig", ".config/git", ".config/fish", ".ssh",
-)  # fmt: skip
 # Not searched for nested repositories: dependency trees that are big and never the user's own repos.
 SCAN_SKIP = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
 SCAN_SKIP |= {STATE_DIR_NAME}
@@ -96,12 +83,6 @@ def is_protected(path: Path, workspace: Path) -> bool:
     """True if writing `path` would touch a protected path of `workspace` (for in-process file tools)."""
     resolved = path.resolve()
     return any(resolved == p.path or p.path in resolved.parents for p in protected_paths(workspace))
-
-
-def secret_paths(home: Path) -> list[Path]:
-    """The credential stores under `home` that exist (a symlink counts, wherever it points). Checked
-    before every sandboxed command: one lstat each, no Path made for those that do not exist."""
-    return [home / rel for rel in SECRET_HOME_PATHS if os.path.lexists(os.path.join(home, rel))]
 
 
 def nested_repositories(root: Path, limit: int = SCAN_LIMIT) -> tuple[list[Path], bool]:

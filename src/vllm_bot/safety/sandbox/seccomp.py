@@ -41,6 +41,11 @@ CLONE_NEW_NAMESPACES |= 0x40000000 | 0x00000080
 PTRACE_ATTACH, PTRACE_SEIZE = 16, 0x4206
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 AF_VSOCK = 40  # VM sockets are not confined by the network namespace: they reach the hypervisor host
+# A unix socket's file outside the sandbox connects whatever the mounts say (a read-only mount does not
+# stop connect()): a tmux server's socket under ~ or /var/tmp would run commands outside every
+# namespace. So sockets of that family cannot be made at all (sandbox.unix_sockets lifts it);
+# socketpair(), which asyncio and multiprocessing use, makes a connected pair and stays allowed.
+AF_UNIX = 1
 
 # Denied outright: name -> errno. What each group stops is listed in docs/sandbox.md.
 DENIED: dict[str, int] = {
@@ -72,8 +77,9 @@ ARG_RULES = (
     ArgRule("clone", 0, mask=CLONE_NEW_NAMESPACES),
     ArgRule("ptrace", 0, values=(PTRACE_ATTACH, PTRACE_SEIZE)),  # attaching to a running process
     ArgRule("ioctl", 1, values=(TIOCSTI, TIOCLINUX)),  # typing into a terminal
-    ArgRule("socket", 0, values=(AF_VSOCK,)),
 )
+SOCKETS = ArgRule("socket", 0, values=(AF_VSOCK, AF_UNIX))
+SOCKETS_WITH_UNIX = ArgRule("socket", 0, values=(AF_VSOCK,))
 
 # System call numbers: x86_64 from asm/unistd_64.h, aarch64 from asm-generic/unistd.h (None: the
 # call does not exist there).
@@ -109,8 +115,9 @@ def supported(arch: str | None = None) -> bool:
     return (arch or machine()) in ARCHES
 
 
-def deny_program(arch: str | None = None) -> bytes:
-    """The compiled filter (struct sock_filter[]) for `arch` (default: this machine)."""
+def deny_program(arch: str | None = None, *, unix_sockets: bool = False) -> bytes:
+    """The compiled filter (struct sock_filter[]) for `arch` (default: this machine); with
+    `unix_sockets`, socket(AF_UNIX, ...) is allowed."""
     arch = arch or machine()
     audit_arch, column = ARCHES[arch]
     code: list[Insn] = [(LD_ABS_W, 0, 0, ARCH), (JEQ, 1, 0, audit_arch), (RET, 0, 0, RET_KILL_PROCESS)]
@@ -121,7 +128,7 @@ def deny_program(arch: str | None = None) -> bytes:
         number = _NUMBERS[name][column]
         if number is not None:
             code += [(JEQ, 0, 1, number), (RET, 0, 0, RET_ERRNO | err)]
-    for rule in ARG_RULES:
+    for rule in (*ARG_RULES, SOCKETS_WITH_UNIX if unix_sockets else SOCKETS):
         number = _NUMBERS[rule.syscall][column]
         if number is not None:
             code += _arg_block(number, rule)

@@ -90,6 +90,12 @@ def probe(config: SandboxConfig) -> SandboxStatus:
     layers = _layers(config, flags, not seccomp_error)
     status = SandboxStatus(config.mode, True, layers, None, path, flags, config.network, not seccomp_error)
     status.missing += [f"seccomp filter: {seccomp_error}"] if seccomp_error else []
+    if seccomp_error and not config.unix_sockets:
+        status.missing.append(
+            "unix sockets: without the seccomp filter a command can connect to a server's socket "
+            "that it can see (outside $HOME and /run, e.g. under /var/tmp), and through it reach "
+            "outside the sandbox"
+        )
     if os.geteuid() == 0:
         status.missing.append(
             "unprivileged uid: the agent runs as root, so commands keep host uid 0 inside their user "
@@ -174,6 +180,8 @@ def _layers(config: SandboxConfig, flags: tuple[str, ...], filtered: bool) -> li
     ]
     if filtered:
         layers.append("seccomp filter (mount, kexec, bpf, keyctl, ptrace attach, ... denied)")
+        if not config.unix_sockets:
+            layers.append("no unix sockets (a server's socket outside cannot be reached)")
     if os.geteuid() != 0:
         layers.append(f"unprivileged uid {os.geteuid()} in a user namespace")
     if config.git_writable:
@@ -182,7 +190,7 @@ def _layers(config: SandboxConfig, flags: tuple[str, ...], filtered: bool) -> li
         layers.append(".git read-only")
     layers += [
         ".vllm-bot read-only",
-        "secrets hidden (~/.ssh, ~/.aws, ...)",
+        "home hidden but the workspace and toolchains (~/.ssh, ~/.aws, dotfiles, ...)",
         "service sockets hidden (/run)",
         ENV_LAYER,
     ]

@@ -1,4 +1,9 @@
-"""Protected files the sandbox cannot mask, checked after every command.
+"""Protected files the sandbox cannot mask, checked around every command.
+
+A file that configures the agent (`.mcp.json`, the boundary's `agent_files`) is mounted read-only
+when it exists, but one that does not exist yet cannot be masked without leaving an empty file in
+the user's folder: so its state is taken before each command, and a command that creates or changes
+it has that undone, and the model is told to ask the user instead.
 
 `.git/commondir` tells git where the repository's config and hooks live. A missing one cannot be
 masked with an empty read-only file (git refuses to run with an empty commondir), so instead its
@@ -17,8 +22,10 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
+from vllm_bot.safety.boundary import Boundary
 from vllm_bot.safety.sandbox.paths import git_dirs
 
 WATCHED = ("commondir",)
@@ -47,38 +54,63 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def _restore(path: Path, before: State) -> bool:
+    """Put `path` back as it was `before`; whether it had changed."""
+    if _state(path) == before:
+        return False
+    _remove(path)
+    if before is not None and before[0] == "file":
+        path.write_bytes(before[1])
+    elif before is not None and before[0] == "link":
+        os.symlink(before[1].decode(), path)
+    elif before is not None:
+        path.mkdir()
+    return True
+
+
 def laid_out_as_repository(folder: Path) -> bool:
     """Whether `folder` itself looks like a git dir to git: a `HEAD`, `objects/` and `refs/`."""
     return os.path.lexists(folder / "HEAD") and (folder / "objects").is_dir() and (folder / "refs").is_dir()
 
 
 class Tripwire:
-    def __init__(self, paths: list[Path], bare_root: Path | None = None) -> None:
+    def __init__(
+        self, paths: list[Path], bare_root: Path | None = None, agent_files: Sequence[Path] = ()
+    ) -> None:
         self.saved = {path: _state(path) for path in paths}
+        self.agent_files = {path: _state(path) for path in agent_files}
         # a folder without a repository, not laid out as one when the session starts: keep it so
         fresh = bare_root is not None and not laid_out_as_repository(bare_root)
         self.bare_root = bare_root if fresh else None
 
     @classmethod
-    def for_workspace(cls, workspace: Path) -> Tripwire:
+    def for_workspace(cls, workspace: Path, boundary: Boundary | None = None) -> Tripwire:
         workspace = workspace.resolve()
         dirs = git_dirs(workspace)
-        return cls([git_dir / name for git_dir in dirs for name in WATCHED], None if dirs else workspace)
+        watched = [git_dir / name for git_dir in dirs for name in WATCHED]
+        agent_files = boundary.agent_files() if boundary is not None else []
+        return cls(watched, None if dirs else workspace, agent_files)
+
+    def arm(self) -> None:
+        """Before a command: the agent files as they are now (the user may have let the file tools
+        change them since the last command)."""
+        self.agent_files = {path: _state(path) for path in self.agent_files}
 
     def check(self) -> list[str]:
         """Undo changes to the watched paths; one note per path that had changed."""
         notes = []
         for path, before in self.saved.items():
-            if _state(path) == before:
-                continue
-            _remove(path)
-            if before is not None and before[0] == "file":
-                path.write_bytes(before[1])
-            elif before is not None and before[0] == "link":
-                os.symlink(before[1].decode(), path)
-            elif before is not None:
-                path.mkdir()
-            notes.append(f"the command changed the protected {path.name} in {path.parent}; it was put back")
+            if _restore(path, before):
+                notes.append(
+                    f"the command changed the protected {path.name} in {path.parent}; it was put back"
+                )
+        for path, before in self.agent_files.items():
+            if _restore(path, before):
+                notes.append(
+                    f"the command changed {path.name}, which configures the agent (rule agent-config), "
+                    "so it was put back. Only the user can change it: ask them, or use write and they "
+                    "will be asked"
+                )
         if self.bare_root is not None and laid_out_as_repository(self.bare_root):
             head = self.bare_root / "HEAD"
             os.replace(head, self.bare_root / DISABLED_HEAD)  # renames a symlink itself, not its target

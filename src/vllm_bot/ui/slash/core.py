@@ -1,4 +1,4 @@
-"""Core slash commands: /help, /exit, /clear, /tools, /fc."""
+"""Core slash commands: /help, /exit, /clear, /tools, /fc, /expand."""
 
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ def _help(session: Any, arg: str) -> None:
     ]
     for line in columns(rows):
         session.say(line)
+    session.say(KEYS)
+
+
+KEYS = (
+    "Keys: Enter sends · Ctrl-J or Alt+Enter: new line · Tab completes /commands and @paths · "
+    "Ctrl-O: the last folded output in full · Esc or Ctrl-C: stop the task · !command: run it yourself"
+)
 
 
 @command("exit", "Leave the session")
@@ -49,3 +56,8 @@ def _fc(session: Any, arg: str) -> None:
         return
     session.client.function_calling = arg == "on"
     session.say(f"Function calling {arg}.")
+
+
+@command("expand", "Show the last folded output in full (Ctrl-O)")
+def _expand(session: Any, arg: str) -> None:
+    session.front.expand()

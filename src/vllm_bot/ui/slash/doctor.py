@@ -13,11 +13,13 @@ from .registry import command
 @command("doctor", "Check the server: tool calls, parsers, reasoning, usage; suggest vllm serve flags")
 def _doctor(session: Any, arg: str) -> None:
     from ...doctor import run_checks
+    from ...doctor.sandbox_check import sandbox_check
 
     config = dataclasses.replace(
         session.config, vllm=dataclasses.replace(session.config.vllm, model=session.client.model)
     )
-    report = run_checks(config, session.say, mcp_rows(session))
+    local = lambda: [sandbox_check(config, session.workspace)]  # noqa: E731
+    report = run_checks(config, session.say, mcp_rows(session), local)
     follow_verdict(session, report.mode)
 
 

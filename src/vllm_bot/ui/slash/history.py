@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from ...history.ops import ask_yes_no, diff_text, session_rows, undo_last
-from ..recap import recap_lines
+from ..recap import recap
 from .registry import command
 
 
@@ -67,8 +67,7 @@ def _resume(session: Any, arg: str) -> None:
         return
     restore_mode(session, loaded)
     session.say(resumed_message(loaded))
-    for line in recap_lines(session.agent.conversation.entries):
-        session.say(line)
+    session.front.recap(recap(session.agent.conversation.entries))
 
 
 def _pick(session: Any) -> str:

@@ -20,6 +20,8 @@ def _init(session: Any, arg: str) -> None:
         f"Asking the model to survey the repository and {'improve' if existing else 'write'} {FILE_NAME}; "
         "the change is shown and approved like any write. The next task reads the new file."
     )
+    # you asked for this file: writing it needs no question about steering later sessions (boundary.py)
+    session.gate.grants.files.add(str((session.workspace / FILE_NAME).resolve()))
     raise StartTask(text.strip())
 
 

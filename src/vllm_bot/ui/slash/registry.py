@@ -69,16 +69,22 @@ def commands_for(session: Any) -> dict[str, SlashCommand]:
 
 
 class UnknownCommand(Exception):
-    def __init__(self, name: str, suggestion: str | None) -> None:
+    def __init__(self, name: str, suggestion: str | None, matches: list[str] | None = None) -> None:
+        if matches:  # the start of several names: say which
+            listed = " ".join(f"/{m}" for m in matches)
+            super().__init__(f"/{name} could be {listed}: type more of it (Tab completes).")
+            return
         hint = f" Did you mean /{suggestion}?" if suggestion else ""
         super().__init__(f"Unknown command /{name}.{hint} Type /help for the list.")
 
 
 def dispatch(session: Any, line: str) -> None:
-    """Run a `/name args` line; raises UnknownCommand with the nearest name."""
+    """Run a `/name args` line; raises UnknownCommand with the commands `name` starts, or else the
+    nearest name."""
     name, _, rest = line[1:].partition(" ")
     commands = commands_for(session)
     if name not in commands:
+        matches = sorted(c for c in commands if c.startswith(name))
         close = difflib.get_close_matches(name, list(commands), n=1, cutoff=0.5)
-        raise UnknownCommand(name, close[0] if close else None)
+        raise UnknownCommand(name, close[0] if close else None, matches if len(matches) > 1 else None)
     commands[name].run(session, rest.strip())

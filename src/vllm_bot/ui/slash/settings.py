@@ -59,10 +59,12 @@ def _tokens(session: Any, arg: str) -> None:
     for name, count in parts.items():
         if count:
             session.say(f"  {name:<20} ~{count:>8,}")
-    if session.instructions.files:  # part of the system prompt's count
-        session.say(f"  of which AGENTS.md: {session.instructions.summary()}")
     budget = client.context.budget()
     session.say(f"  compaction starts at ~{budget:,} tokens (context.compact_threshold)")
+    if session.instructions.files:
+        session.say("Project instructions (AGENTS.md), counted in the system prompt above:")
+        for file in session.instructions.files:
+            session.say(f"  {file.describe()}")
     total = agent.usage
     session.say(
         f"Session so far: {short_count(total.prompt_tokens)} prompt tokens sent, "
@@ -115,6 +117,9 @@ def _sandbox(session: Any, arg: str) -> None:
     session.say(status.describe() if not status.active else "sandbox: bubblewrap (commands run inside it)")
     for layer in status.layers:
         session.say(f"  - {layer}")
+    shown = session.boundary.describe_shown()
+    session.say("  shown read-only from your home directory: " + (", ".join(shown) or "nothing"))
+    session.say("  (more with sandbox.visible_paths; everything else under ~ is hidden)")
     for gap in session.sandbox_gaps():
         session.say(f"  not covered: {gap}")
     for problem in session.toolbox.sandbox.problems:
