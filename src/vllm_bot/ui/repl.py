@@ -250,7 +250,7 @@ class Repl:
                 self.session.reconnect()  # after an offline start: try the server again
                 self.session.mcp.sync(wait=True)
                 self.session.refresh_instructions()
-                text = self.session.with_mentions(text)
+                text = self.session.task_message(text)
                 with agent.cancel.sigint():
                     finished = agent.run(text).reason != "interrupted"
             except KeyboardInterrupt:
