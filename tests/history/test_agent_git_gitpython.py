@@ -6,6 +6,7 @@ git finds the `git` that `worktree add` runs), and a `-c` option cannot name a k
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,12 @@ from gitworkspace import init_repo, isolate_git
 from test_agent_git_config import RUN, every_operation
 
 from vllm_bot.batch.copies import make_copy, remove_copy, repo_of
+from vllm_bot.history.autocommit import commit_turn
+from vllm_bot.history.checkpoints import CheckpointStore
+from vllm_bot.history.gitrepo import open_repo
+from vllm_bot.history.ops import diff_text, undo_last
+from vllm_bot.history.snapshot import changes
+from vllm_bot.statedir import workspace_state_dir
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -93,3 +100,38 @@ def test_importing_gitpython_runs_no_planted_program(tmp_path: Path):
     top, executable, variable = done.stdout.split()
     assert top == str(ws) and Path(executable).name == "git" and variable == str(planted)
     assert sorted(p.name for p in marks.iterdir()) == []
+
+
+@pytest.mark.parametrize("git_workspace", [True, False], ids=["git", "plain"])
+def test_files_named_in_no_encoding_or_ending_in_a_newline_are_diffed_and_undone(
+    tmp_path: Path, git_workspace
+):
+    """Why `snapshot.changes` keeps its own reading of `diff-tree -z`: GitPython's raw-diff parser
+    decodes the whole output as strict UTF-8 and strips newlines from paths, so one such name in a
+    turn would empty the diff (undo would see a turn that changed nothing)."""
+    ws = tmp_path / "ws"
+    if git_workspace:
+        init_repo(ws, {"a.txt": "original\n"})
+    else:
+        ws.mkdir()
+        (ws / "a.txt").write_text("original\n")
+    odd = [os.fsdecode(b"bad\xff.txt"), "ends-in-newline\n"]
+    state = workspace_state_dir(ws)
+    store = CheckpointStore(open_repo(ws, state, []), state, "s1")
+    store.begin_turn("edit")
+    store.ensure_checkpoint()
+    (ws / "a.txt").write_text("agent\n")
+    for name in odd:
+        (ws / name).write_text("new\n")
+    turn = store.end_turn()
+    assert turn is not None
+    if git_workspace:
+        assert len(commit_turn(store, turn).commits) == 1
+    assert {c.path for c in changes(store.repo, store.ledger.turns[0].start, store.ledger.turns[0].end)} == {
+        "a.txt",
+        *odd,
+    }
+    assert "agent" in diff_text(store, whole_session=True, stat=False, color=False)
+    assert undo_last(store, ask=None, force=True).done
+    assert (ws / "a.txt").read_text() == "original\n"
+    assert not any((ws / name).exists() for name in odd)

@@ -170,7 +170,7 @@ def _sync_user_index(user: UserRepo, paths: list[str]) -> None:
         present = {r.split("\t", 1)[1] for r in records}
         entries = [_index_info(r) for r in records]
         entries += [f"0 {'0' * 40}\t{path}" for path in chunk if path not in present]
-        feed = "".join(f"{entry}\0" for entry in entries).encode()
+        feed = "".join(f"{entry}\0" for entry in entries).encode("utf-8", "surrogateescape")
         user.runner.run_bytes("update-index", "-z", "--index-info", stdin=feed)
 
 

@@ -160,7 +160,7 @@ def ignored(store: CheckpointStore, paths: list[str]) -> list[str]:
     """Which of `paths` the ignore rules on disk now ignore."""
     if not paths:
         return []
-    feed = "".join(p + "\0" for p in paths).encode()
+    feed = "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")  # names git gave us
     try:
         text = store.repo.run("check-ignore", "--no-index", "-z", "--stdin", stdin=feed)
     except GitFailed as e:
