@@ -36,6 +36,7 @@ class Workflow:
         self.presenter = PlanPresenter(choose, self.set_mode)
         if session.gate.mode == "plan":
             self.set_mode("plan", "started in plan mode")
+            self.note = message("plan_on")
 
     @property
     def modes(self) -> tuple[str, ...]:

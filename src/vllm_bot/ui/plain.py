@@ -77,7 +77,7 @@ class PlainUI:
                 )
             )
         elif isinstance(event, ModeChanged):
-            self._err(f"Approval mode: {event.mode}" + (f" ({event.reason})" if event.reason else ""))
+            self._err(f"Approval mode: {event.mode}.")
         elif isinstance(event, SubagentEvent):
             self._subagent(event)
         elif isinstance(event, ModeSwitched):
