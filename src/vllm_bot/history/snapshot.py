@@ -18,7 +18,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gitrepo import GitRepo, git_errors
+from .gitrepo import GitRepo
+from .safegit import GitFailed
 
 UNREADABLE_MARK = "unable to index file"
 SCRATCH_PREFIXES = ("undo-", "commit-")  # short-lived index files of undo and auto-commit
@@ -61,10 +62,9 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
     try:
         repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
-    except git_errors()[0] as e:
-        stderr = str(getattr(e, "stderr", ""))
-        if UNREADABLE_MARK in stderr:
-            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(stderr))
+    except GitFailed as e:
+        if UNREADABLE_MARK in e.stderr:
+            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(e.stderr))
         else:
             # The index is only our cache: a copied index git cannot use (split index, newer format)
             # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
@@ -125,7 +125,7 @@ def _tracked_by_user(repo: GitRepo, paths: list[str]) -> set[str]:
     rel = {os.path.relpath(prefix / p, top): p for p in paths}
     try:
         listed = repo.user.run("ls-files", "-z", "--", *(f":(literal){r}" for r in rel))
-    except git_errors()[0]:
+    except GitFailed:
         return set()
     return {rel[r] for r in filter(None, listed.split("\0")) if r in rel}
 
