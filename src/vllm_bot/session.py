@@ -131,6 +131,7 @@ class Session:
         )
         for event in early:
             self.emit(event)
+        self.workflow.announce()
         for warning in [*self.config.provenance.warnings, *self.instructions.problems]:
             self.emit(Notice("warning", warning))  # untrusted project settings, unreadable AGENTS.md, ...
         warning = self.toolbox.status.warning
