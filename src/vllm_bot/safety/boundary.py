@@ -219,6 +219,9 @@ def for_workspace(
     hidden = [_expand(e, ws, home) for e in sandbox.hidden_paths]
     hidden += [_real(p) for p in extra_hidden]
     hidden += [_real(user_config_dir()), _real(user_state_dir(create=False)), *eval_data()]
+    # A folder that holds the workspace is not hidden from it (the sandbox cannot mask it either):
+    # an eval's tasks work in copies under the state dir.
+    hidden = [h for h in hidden if not ws.is_relative_to(h)]
     from .sandbox.paths import git_dirs
 
     guarded = [ws / STATE_DIR_NAME, ws / ".git", *git_dirs(ws)]
