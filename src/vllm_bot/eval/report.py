@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from .suite import TIERS
+
 SCHEMA_VERSION = 2
-TIERS = ("tools", "file", "repo")
 
 SCORE_HEADERS = ["mode", "solved", "tools", "file", "repo", "iterations", "calls sent as"]
 CALL_HEADERS = [
