@@ -71,13 +71,12 @@ def malformed_then_wrong():
     ]
 
 
-MIXED = ["py-roman", "repo-failing-tree", "tools-read-log", "py-stack", "py-paginate"]
+MIXED = ["py-roman", "repo-failing-tree", "tools-read-log", "py-paginate"]
 
 
 def mixed():
     solved = [BY_ID[t] for t in MIXED[:3]]
     conversations = {key(t): solving(t) for t in solved}
-    conversations[key(BY_ID["py-stack"])] = [Reply(content="This needs more context than I have.")]
     conversations[key(BY_ID["py-paginate"])] = malformed_then_wrong()
     return conversations
 
@@ -85,7 +84,7 @@ def mixed():
 def test_both_modes_scored_per_tier_with_the_tool_call_figures(tmp_path):
     tasks = [BY_ID[t] for t in MIXED]
     with FakeVLLM(conversations=mixed(), prompt_tokens_details=True, metrics={}) as server:
-        proc, result = run_eval(server, tasks, tmp_path / "eval", "--modes", "native,text", "--workers", "5")
+        proc, result = run_eval(server, tasks, tmp_path / "eval", "--modes", "native,text", "--workers", "4")
         server.assert_done()
     assert proc.returncode == 0, proc.stderr
     assert result == json.loads((tmp_path / "eval" / "eval.json").read_text())
@@ -95,21 +94,20 @@ def test_both_modes_scored_per_tier_with_the_tool_call_figures(tmp_path):
         run = result["runs"][mode]
         assert passed(result, mode) == set(MIXED[:3]), mode
         assert {t: r["status"] for t, r in run["tasks"].items() if not r["passed"]} == {
-            "py-stack": "failed",
-            "py-paginate": "failed",
+            "py-paginate": "failed"
         }
         figures = run["figures"]
         assert figures["tiers"] == {
-            "file": {"tasks": 3, "passed": 1},
+            "file": {"tasks": 2, "passed": 1},
             "repo": {"tasks": 1, "passed": 1},
             "tools": {"tasks": 1, "passed": 1},
         }
         assert figures["malformed_calls"] == 1 and 0 < figures["valid_call_rate"] < 1
         assert figures["fell_back_tasks"] == 0 and figures["loop_stops"] == 0 and figures["cut_replies"] == 0
         assert figures["tokens_per_solved"] > 0 and figures["cache_hit_rate"] > 0
-        assert run["tasks"]["py-paginate"]["malformed_calls"] == 1 and run["summary"]["modes"] == {mode: 5}
-    assert result["verdict"].startswith("usable: ") and "solves 3/5 (60%)" in result["verdict"]
-    assert "(file 1/3, repo 1/1, tools 1/1)" in result["verdict"] and result["fixes"] == []
+        assert run["tasks"]["py-paginate"]["malformed_calls"] == 1 and run["summary"]["modes"] == {mode: 4}
+    assert result["verdict"].startswith("usable: ") and "solves 3/4 (75%)" in result["verdict"]
+    assert "(file 1/2, repo 1/1, tools 1/1)" in result["verdict"] and result["fixes"] == []
 
     text = cli(
         "eval",
@@ -124,11 +122,11 @@ def test_both_modes_scored_per_tier_with_the_tool_call_figures(tmp_path):
 
 
 def test_two_runs_of_one_scripted_model_score_the_same(tmp_path):
-    tasks = [BY_ID[t] for t in ("py-roman", "py-stack", "py-paginate")]
+    tasks = [BY_ID[t] for t in ("py-roman", "py-paginate")]
     results = []
     for n in range(2):
         with FakeVLLM(conversations=mixed()) as server:
-            proc, result = run_eval(server, tasks, tmp_path / str(n), "--workers", "3")
+            proc, result = run_eval(server, tasks, tmp_path / str(n), "--workers", "2")
         assert proc.returncode == 0, proc.stderr
         run = result["runs"]["default"]
         same = {
