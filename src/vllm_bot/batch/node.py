@@ -10,6 +10,7 @@ the agent and its commands as Ctrl-C does in a batch; the agent dies with this w
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import socket
 import tempfile
@@ -27,6 +28,7 @@ from .taskrun import Context, TaskRun
 from .tasks import TaskSpec
 
 RESULT_LIMIT = 2**31  # bytes of a task's directory sent back (its logs and trace)
+SCRATCH = "vllm-bot-task-"  # + the worker's pid: the task's folder on the node
 
 
 @dataclass
@@ -61,9 +63,19 @@ def probe(base_url: str, api_key: str | None) -> tuple[bool, str]:
     return server_answers(base_url, api_key), socket.gethostname()
 
 
+def scratch() -> Path:
+    """A new scratch folder for a task, named for this worker's pid; those of workers that died (a
+    node lost, a task cancelled by force) are removed first."""
+    for old in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*"):
+        pid = old.name[len(SCRATCH) :].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-"))
+
+
 def run_task(job: NodeJob, source: bytes | None, check_files: bytes | None) -> NodeResult:
     host, node_id = here()
-    root = Path(tempfile.mkdtemp(prefix="vllm-bot-task-"))
+    root = scratch()
     try:
         spec = job.spec
         if source is not None:

@@ -1,10 +1,11 @@
 """A server outage is not a task's result: the queue pauses, and resumes when the server answers.
 
-A task whose agent stopped on an error while the server does not answer (`ServerDown`), or whose run
-overlapped a pause (the server back before the task could tell), goes back to the queue unrecorded. The first one pauses the queue: no task starts, and a watcher asks the server
-again with growing waits (2 s doubling to a minute). When it answers, the queue resumes; when it has
-not answered for `max_wait` seconds (`--outage-wait`), the batch gives up: it stops with exit 1 and
-the tasks not run stay unrun, so the same command runs them once the server is back.
+A task whose agent stopped on an error while the server does not answer (`ServerDown`), or whose
+run overlapped a pause (the server back before the task could tell), goes back to the queue
+unrecorded. The first one pauses the queue: no task starts, and a watcher asks the server again
+with growing waits (2 s doubling to a minute). When it answers, the queue resumes; when it has not
+answered for `max_wait` seconds (`--outage-wait`), the batch gives up: it stops with exit 1 and the
+tasks not run stay unrun, so the same command runs them once the server is back.
 """
 
 from __future__ import annotations

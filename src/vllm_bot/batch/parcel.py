@@ -61,7 +61,7 @@ def pack_dir(
     )
     if size > limit:
         raise ParcelError(
-            f"{what or root} holds {size / 1e6:,.1f} MB, over the {limit / 1e6:,.0f} MB a task may carry "
+            f"{what or root} holds {size / 1e6:.3g} MB, over the {limit / 1e6:.3g} MB a task may carry "
             'to a Ray node (--ray-max-archive; or put it on storage every node mounts and add "shared": true)'
         )
     out = io.BytesIO()

@@ -149,7 +149,7 @@ class RemoteRun:
         if result.row is None:
             return None
         replace_dir(result.files, t.ctx.settings.output_dir / "tasks" / spec.dir_name())
-        return {**result.row, "task_hash": spec.fingerprint(), "node": result.node}
+        return {**result.row, "task_hash": spec.fingerprint(), "node": result.node, "node_id": result.node_id}
 
     def _wait(self, ref: Any) -> bool:
         """Wait for the task; False when the batch stopped it (cancelled: its agent stopped, then
