@@ -85,13 +85,14 @@ def test_a_node_lost_mid_task_gives_the_task_back_and_the_batch_finishes(tmp_pat
     # each model turn takes 3 s: both tasks are mid-way when the worker node is killed
     with FakeVLLM(conversations={key("a"): fixing(), key("b"): fixing()}, turn_latency=3) as server:
         batch = start_batch(tmp_path, two_nodes, server.base_url)
-        wait_for(lambda: len(server.requests) >= 2 and agents(), "both tasks at work", batch)
+        asked = server.conversations.served
+        wait_for(lambda: asked[key("a")] and asked[key("b")] and agents(), "both tasks at work", batch)
         two_nodes.kill_worker()
         batch.communicate(timeout=600)
         server.assert_done()
     err = (tmp_path / "stderr.log").read_text()
     assert batch.returncode == 0, err
-    assert "its Ray node was lost (NodeDiedError); it goes back to the queue" in err
+    assert "its Ray node was lost (" in err and "it goes back to the queue" in err
     final = rows(tmp_path / "tasks-batch" / "results.jsonl")
     assert sorted(r["id"] for r in final) == ["a", "b"] and all(r["passed"] for r in final)
     assert len({r["node_id"] for r in final}) == 1  # the lost node's task ran again on the head
