@@ -143,3 +143,24 @@ def test_an_outage_seen_from_a_node_pauses_the_queue_until_the_server_is_back(tm
     final = rows(results)
     assert sorted(r["id"] for r in final) == ids and all(r["passed"] for r in final)
     assert "resuming" in log.read_text()
+
+
+def test_no_cluster_or_no_server_is_one_clean_error_before_anything_runs(tmp_path, two_nodes):
+    make_repo(tmp_path / "repo")
+    write_tasks(tmp_path / "tasks.jsonl", [fix_task("a")])
+    base = [
+        sys.executable,
+        str(CLI),
+        "batch",
+        str(tmp_path / "tasks.jsonl"),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+    ]
+    run = {"capture_output": True, "text": True, "timeout": 300, "env": {**env(), **two_nodes.env}}
+    nobody = subprocess.run([*base, "--ray", "127.0.0.1:1"], **run)
+    assert nobody.returncode == 1 and "Traceback" not in nobody.stderr
+    assert "Cannot connect to the Ray cluster at 127.0.0.1:1" in nobody.stderr
+    no_server = subprocess.run([*base, "--ray", two_nodes.address], **run)
+    assert no_server.returncode == 1 and "Traceback" not in no_server.stderr
+    assert "Cannot reach the vLLM server at http://127.0.0.1:9/v1 (from Ray node " in no_server.stderr
+    assert not (tmp_path / "tasks-batch" / "results.jsonl").exists()

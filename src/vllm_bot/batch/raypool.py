@@ -12,6 +12,7 @@ the queue; Ctrl-C cancels the Ray tasks. Ray is imported only here, and only wit
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -41,8 +42,9 @@ class RayPlace:
         self.note = note
         if not ray.is_initialized():
             try:
+                _reachable(settings.address)  # ray.init waits for minutes on an address nobody serves
                 ray.init(address=settings.address, logging_level=logging.WARNING, log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as e:
+            except (ConnectionError, OSError, RuntimeError, ValueError) as e:
                 raise UserFacingError(
                     f"Cannot connect to the Ray cluster at {settings.address} ({e}). Start one with "
                     "`ray start --head`, or pass its address: --ray HOST:6379"
@@ -81,6 +83,14 @@ class RayPlace:
             ctx.settings.workers = self.slots()
         self.note(f"Ray: {ctx.settings.workers} tasks in flight, each taking {self.settings.resources}")
         return RayTasks(self, ctx, stopping)
+
+
+def _reachable(address: str, timeout: float = 10.0) -> None:
+    """OSError unless HOST:PORT accepts a connection (other forms, `auto` and `ray://`, Ray checks)."""
+    host, _, port = address.rpartition(":")
+    if "://" in address or not host or not port.isdigit():
+        return
+    socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
 
 
 class RayTasks:
