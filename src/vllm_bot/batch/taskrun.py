@@ -20,7 +20,7 @@ from typing import Any
 
 from ..config import Config
 from ..statedir import STATE_DIR_NAME
-from .confine import confined
+from .confine import confined, place_files
 from .copies import Copy, CopyError, make_copy, remove_copy, repo_of
 from .outage import ServerDown
 from .processes import Exit, Processes, Stopped, run_agent, run_shell
@@ -138,7 +138,7 @@ class TaskRun:
         check = None
         if self.spec.check and not (failed and self.tally.replies == 0):  # no reply: nothing to check
             if self.spec.check_files is not None:
-                shutil.copytree(self.spec.check_files, workspace, dirs_exist_ok=True, symlinks=True)
+                place_files(self.spec.check_files, workspace)
             check = self._shell(self.spec.check, workspace, self.dir / "check.log")
             self._check_stopped()
         return self._agent_row(agent, check, agent_seconds)
