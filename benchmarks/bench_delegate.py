@@ -27,12 +27,10 @@ from vllm_bot.testing.script import Call, Reply
 PROJECT = SRC / "vllm_bot" / "eval" / "tasks" / "projects" / "ledger"
 TASK = "EXPLORE: which modules parse dates, and how does a budget report total its rows?"
 HALVES = {
-    "SUB-DATES: which modules parse or format dates?": ["dates.py", "parser.py", "csvimport.py", "recurring.py"],
-    "SUB-BUDGET: how does a budget report total its rows?": ["budget.py", "reports.py", "query.py", "money.py"],
-}  # fmt: skip
-ANSWER = (
-    "dates.py parses dates (used by parser.py, csvimport.py, recurring.py); budget.py totals rows with Money."
-)
+    "SUB-DATES: which modules parse or format dates?": ["dates.py", "parser.py", "csvimport.py"],
+    "SUB-BUDGET: how does a budget report total its rows?": ["budget.py", "reports.py", "query.py"],
+}
+ANSWER = "dates.py parses dates (used by parser.py, csvimport.py); budget.py totals rows with Money."
 
 
 def scripts(delegating: bool) -> dict[str, list[Reply]]:
@@ -76,24 +74,14 @@ def server_tokens(body: dict[str, Any]) -> int:
 def run(quick: bool = False) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         alone, delegated = measure(False, Path(tmp)), measure(True, Path(tmp))
-    share = delegated["peak"] / alone["peak"]
+    share = f"{delegated['peak'] / alone['peak']:.0%} of alone; {delegated['requests']} requests"
+    ratio = f"{delegated['total'] / alone['total']:.2f}x alone: each sub-agent re-sends only its half"
+    every = "prompt + completion, every request"
     return [
         row("parent's peak context, alone", alone["peak"], "tokens", f"{alone['requests']} requests"),
-        row(
-            "parent's peak context, with 2 sub-agents",
-            delegated["peak"],
-            "tokens",
-            f"{share:.0%} of alone; {delegated['requests']} requests",
-        ),  # fmt: skip
-        row(
-            "tokens of the whole task, alone", alone["total"], "tokens", "prompt + completion, every request"
-        ),
-        row(
-            "tokens of the whole task, with 2 sub-agents",
-            delegated["total"],
-            "tokens",
-            f"{delegated['total'] / alone['total']:.2f}x alone: each sub-agent re-sends only its half",
-        ),  # fmt: skip
+        row("parent's peak context, with 2 sub-agents", delegated["peak"], "tokens", share),
+        row("tokens of the whole task, alone", alone["total"], "tokens", every),
+        row("tokens of the whole task, with 2 sub-agents", delegated["total"], "tokens", ratio),
     ]
 
 
