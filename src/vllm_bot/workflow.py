@@ -11,7 +11,8 @@ from typing import Any
 from .agent.delegation import Delegation, Made
 from .agent.planning import PlanPresenter, message
 from .agent.tasklist import TaskList
-from .events import Emit, ModeChanged
+from .conversation import task_list
+from .events import Emit, ModeChanged, PlanUpdated
 from .tools.definitions import DELEGATE, PRESENT_PLAN, UPDATE_PLAN
 
 MODES = ("ask", "auto-edit", "full-auto", "plan")  # Shift-Tab's order, as Claude Code users expect
@@ -68,6 +69,12 @@ class Workflow:
         elif was_plan and not plan and reason != "the plan was approved":  # an approval says it itself
             self.note = message("plan_off", mode=mode)
         session.emit(ModeChanged(mode, reason))
+
+    def announce(self) -> None:
+        """At the start: the task list of a resumed conversation (--continue, --resume) shows again."""
+        steps = task_list(self.session.agent.conversation.entries)
+        if steps:
+            self.session.emit(PlanUpdated(steps))
 
     def task_message(self, text: str) -> str:
         """The user's message, after what the model must know first (plan mode went on or off)."""

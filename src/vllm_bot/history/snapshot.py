@@ -63,8 +63,11 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     try:
         repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
     except GitFailed as e:
+        empty = [f":(exclude,literal){path}" for path in empty_repositories(repo.top)]
         if UNREADABLE_MARK in e.stderr:
             skipped += tuple(f"{path} (unreadable)" for path in _unreadable(e.stderr))
+        elif empty:  # `git init sub` without a commit: git cannot add it; skipped like any nested one
+            repo.run("add", "-A", "--ignore-errors", "--", *pathspec, *empty, index=index)
         else:
             # The index is only our cache: a copied index git cannot use (split index, newer format)
             # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
@@ -72,6 +75,33 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
                 stale.unlink(missing_ok=True)
             repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
     return repo.run("write-tree", index=index).strip(), skipped
+
+
+def empty_repositories(top: Path) -> list[str]:
+    """Nested repositories below `top` whose HEAD names no commit yet (read from their files: no git is
+    run in a repository the model may have made), relative to `top`."""
+    from ..safety.sandbox.paths import nested_repositories
+
+    found = []
+    for folder in nested_repositories(top)[0]:
+        head = folder / ".git" / "HEAD"
+        try:
+            ref = head.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue  # a `.git` file (a worktree, a submodule) or no HEAD: not an empty repository
+        name = ref.removeprefix("ref:").strip()
+        if ref.startswith("ref:") and not (folder / ".git" / name).exists() and not _packed(folder, name):
+            found.append(os.path.relpath(folder, top))
+    return found
+
+
+def _packed(folder: Path, ref: str) -> bool:
+    try:
+        return any(
+            line.endswith(" " + ref) for line in (folder / ".git" / "packed-refs").read_text().splitlines()
+        )
+    except OSError:
+        return False
 
 
 def large_new_files(repo: GitRepo, untracked: list[str]) -> list[tuple[str, int]]:
