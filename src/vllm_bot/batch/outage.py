@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..model.endpoints import fetch
+from ..model.server import Server
 
 FIRST_WAIT = 2.0  # seconds before the first new try; doubles up to LONGEST_WAIT
 LONGEST_WAIT = 60.0
@@ -28,7 +28,7 @@ class ServerDown(Exception):
 
 def server_answers(base_url: str, api_key: str | None, timeout: float = 5.0) -> bool:
     """Does the server answer at all (GET /models: any status below 500; 503 while it loads)?"""
-    answer = fetch(base_url.rstrip("/") + "/models", api_key=api_key, timeout=timeout)
+    answer = Server(base_url, api_key).get("models", timeout=timeout)
     return answer.status is not None and answer.status < 500
 
 
