@@ -149,6 +149,17 @@ class TaskFinished(Event):
     usage: Usage = field(default_factory=Usage)
 
 
+@dataclass
+class PlanUpdated(Event):
+    """The model's task list changed (update_plan): every step, each pending | in_progress | completed."""
+
+    steps: list[dict[str, str]]
+
+    @property
+    def done(self) -> int:
+        return sum(step.get("status") == "completed" for step in self.steps)
+
+
 Emit = Callable[[Event], None]
 
 

@@ -1,0 +1,142 @@
+"""The ACP front end of one session: an event consumer like the terminal's, and its `confirm`.
+
+It runs on the worker (main) thread, as the session does. Updates go to the editor through the
+channel without waiting; a question (permission, elicitation) waits for the editor's answer, and a
+Ctrl-C (`session/cancel`) while it waits withdraws it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TextIO
+
+from acp import tool_diff_content, update_agent_thought_text
+
+from ..calls import ToolCall
+from ..events import Event
+from ..safety.approval import Answer
+from ..safety.grants import GrantScope
+from ..ui.status import StatusLine
+from . import permission
+from .updates import Update, Updates, notice
+
+HELD_UPDATES = 200  # updates from outside a turn (start-up notices) kept for the next one
+
+
+class Channel(Protocol):
+    """The protocol thread, as the worker thread sees it."""
+
+    def send(self, session_id: str, updates: list[Update]) -> None:
+        """Queue `session/update`s, in order (returns at once)."""
+
+    def request(self, call: Callable[[Any], Awaitable[Any]]) -> Any:
+        """`await call(connection)` on the protocol thread once the queued updates are sent; its result."""
+
+    @property
+    def elicits_forms(self) -> bool:
+        """Did the editor say it can show a form (elicitation)?"""
+
+
+class AcpFront:
+    show_reasoning = True  # reasoning goes to the editor as thought chunks
+
+    def __init__(self, channel: Channel, workspace: str) -> None:
+        self.channel = channel
+        self.session_id = ""
+        self.status = StatusLine()
+        self.executor: Any = None  # the session's, once it is built: write/edit diffs
+        self.cancel: Any = None  # the agent's Cancel, once it is built
+        self.updates = Updates(workspace, self._diff)
+        self.live = False  # inside a turn (or a load's replay): updates go out at once
+        self.held: list[Update] = []
+        self.ended_by_user = False  # "instead", and the editor cannot ask: the turn ends (end_turn)
+
+    def attach(self, session: Any) -> None:
+        self.session_id = session.history.session_id
+        self.executor = session.executor
+        self.cancel = session.agent.cancel
+
+    def __call__(self, event: Event) -> None:
+        self.status(event)
+        self.send(self.updates(event))
+
+    def send(self, updates: list[Update]) -> None:
+        if not updates:
+            return
+        if self.live:
+            self.channel.send(self.session_id, updates)
+        else:
+            self.held = [*self.held, *updates][-HELD_UPDATES:]
+
+    def begin_turn(self) -> None:
+        self.live, self.ended_by_user = True, False
+        held, self.held = self.held, []
+        self.send(held)
+
+    def end_turn(self) -> None:
+        self.live = False
+
+    # -- what the session asks of a front end --------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        self.send([update_agent_thought_text(text.rstrip("\n") + "\n")])
+
+    def error(self, text: str) -> None:
+        self.send([notice("error", text)])
+
+    def stop_live(self) -> None:
+        pass
+
+    def debug_stream(self) -> TextIO:
+        return sys.stderr  # never stdout: it carries the protocol
+
+    def confirm(
+        self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
+    ) -> Answer:
+        """The approval gate's question, asked in the editor (blocks this thread until it answers)."""
+        self.send([self.updates.announce(call)])
+        question = permission.tool_call(
+            call, preview, reason, self.updates.changes.get(call.id) and [self.updates.changes[call.id]]
+        )
+        response = self.channel.request(
+            lambda conn: conn.request_permission(
+                session_id=self.session_id, tool_call=question, options=permission.options(scope)
+            )
+        )
+        chosen = permission.Chosen.from_response(response)
+        if chosen.choice == "cancelled" and self.cancel is not None:
+            self.cancel.event.set()  # the question was withdrawn: the task stops here
+        if chosen.choice != "instead":
+            return chosen.answer()
+        if not self.channel.elicits_forms:
+            self.ended_by_user = True  # their next prompt says what to do instead
+            if self.cancel is not None:
+                self.cancel.event.set()
+            return chosen.answer()
+        form = permission.instead_form(self.session_id, call)
+        reply = self.channel.request(lambda conn: conn.create_elicitation(message=question.title, mode=form))
+        return chosen.answer(permission.instead_text(reply))
+
+    def _diff(self, call: ToolCall) -> Any | None:
+        """The ACP diff of a write or edit about to run, computed as the tool would (nothing written);
+        None when it would fail or the file is binary."""
+        if self.executor is None:
+            return None
+        from ..tools.context import ToolError
+        from ..tools.edit import plan_edit
+        from ..tools.write import plan_write
+
+        args, ctx = call.arguments, self.executor.context
+        try:
+            if call.name == "write":
+                written = plan_write(ctx, args["path"], args["content"])
+                if written.old is not None and written.old_text is None:
+                    return None  # replaces a binary file
+                return tool_diff_content(str(written.target), written.text, written.old_text)
+            edited = plan_edit(
+                ctx, args["path"], args["oldText"], args["newText"], bool(args.get("replace_all"))
+            )
+            return tool_diff_content(str(edited.target), edited.after, edited.before)
+        except (ToolError, OSError, UnicodeError, KeyError, TypeError, ValueError):
+            return None

@@ -1,0 +1,135 @@
+"""`vllm-bot acp` driven by the official Python SDK's client (a client we did not write), against the
+scripted vLLM server: initialize, a new session, a prompt that reads, edits (asked and granted), runs a
+command and answers; a cancel mid-stream; the saved session loaded in a new process."""
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+acp = pytest.importorskip("acp")  # the optional extra: pip install -e '.[acp]' (.[test] has it)
+
+from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse  # noqa: E402
+from acp_support import ANSWER, COMMAND, agent_command, agent_env, make_workspace, slow_reply, task_script  # noqa: E402
+
+from vllm_bot.testing.fake_vllm import FakeVLLM  # noqa: E402
+
+
+class Editor:
+    """A client that records every update and answers permission questions from a list."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = list(answers)
+        self.updates: list[Any] = []
+        self.questions: list[Any] = []
+        self.first_words = asyncio.Event()
+
+    async def request_permission(self, options, session_id, tool_call, **kwargs):
+        self.questions.append((tool_call, options))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.answers.pop(0))
+        )
+
+    async def session_update(self, session_id, update, **kwargs):
+        self.updates.append(update)
+        if update.session_update == "agent_message_chunk":
+            self.first_words.set()
+
+    def of(self, kind: str) -> list[Any]:
+        return [u for u in self.updates if u.session_update == kind]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        return "".join(u.content.text for u in self.of(kind))
+
+
+async def session(editor: Editor, base_url: str, workspace: Path, job):
+    async with acp.spawn_agent_process(editor, *agent_command(base_url), env=agent_env(), cwd=workspace) as (
+        conn,
+        process,
+    ):
+        init = await conn.initialize(
+            protocol_version=acp.PROTOCOL_VERSION, client_capabilities=ClientCapabilities()
+        )
+        result = await job(conn, init)
+    assert await process.wait() == 0
+    return result
+
+
+def test_a_prompt_reads_edits_with_permission_runs_and_answers_then_cancel_and_load(tmp_path):
+    ws = make_workspace(tmp_path)
+    editor = Editor(["yes", "always"])
+
+    async def work(conn, init):
+        caps = init.agent_capabilities
+        assert init.protocol_version == 1 and caps.load_session
+        assert caps.prompt_capabilities.embedded_context and not caps.prompt_capabilities.image
+        assert caps.mcp_capabilities.http and not caps.mcp_capabilities.sse
+        new = await conn.new_session(cwd=str(ws), mcp_servers=[])
+        assert [m.id for m in new.modes.available_modes] == ["ask", "auto-edit", "full-auto"]
+        assert new.modes.current_mode_id == "auto-edit"
+        model = next(o for o in new.config_options if o.id == "model")
+        assert model.category == "model" and model.current_value == server.model
+        await conn.set_session_mode(session_id=new.session_id, mode_id="ask")  # every change asks
+        done = await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("fix add")])
+        assert done.stop_reason == "end_turn"
+        editor.first_words.clear()
+        streaming = asyncio.ensure_future(
+            conn.prompt(session_id=new.session_id, prompt=[acp.text_block("explain")])
+        )
+        await asyncio.wait_for(editor.first_words.wait(), 30)
+        await conn.cancel(session_id=new.session_id)
+        cancelled = await asyncio.wait_for(streaming, 30)
+        return new.session_id, cancelled.stop_reason
+
+    with FakeVLLM([*task_script(), slow_reply()]) as server:
+        editor.first_words = asyncio.Event()
+        session_id, stop = asyncio.run(_with_first_words(editor, session(editor, server.base_url, ws, work)))
+        server.assert_done()
+    assert stop == "cancelled"
+    assert (ws / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+    assert "Look first." in editor.text("agent_thought_chunk")
+    assert editor.text().startswith(f"Reading.{ANSWER}")
+    started = editor.of("tool_call")
+    assert [(c.kind, c.title) for c in started] == [
+        ("read", "Read app.py"),
+        ("edit", "Edit app.py"),
+        ("execute", f"$ {COMMAND}"),
+    ]
+    (edit_call, edit_options), (exec_call, _) = editor.questions
+    assert [(o.option_id, o.kind) for o in edit_options] == [
+        ("yes", "allow_once"),
+        ("always", "allow_always"),
+        ("instead", "reject_once"),
+        ("no", "reject_once"),
+    ]
+    diff = edit_call.content[0]
+    assert diff.type == "diff" and diff.path == str(ws / "app.py")
+    assert (diff.old_text, diff.new_text) == (
+        "def add(a, b):\n    return a - b\n",
+        "def add(a, b):\n    return a + b\n",
+    )
+    assert exec_call.title == "Run this command?"
+    finished = {
+        u.tool_call_id: u for u in editor.of("tool_call_update") if u.status in ("completed", "failed")
+    }
+    assert [u.status for u in finished.values()] == ["completed"] * 3
+    assert "5" in finished[started[2].tool_call_id].raw_output
+    assert editor.of("usage_update") and editor.of("usage_update")[-1].size == 32768
+
+    replayed = Editor([])
+
+    async def load(conn, init):
+        await conn.load_session(cwd=str(ws), session_id=session_id, mcp_servers=[])
+
+    with FakeVLLM([]) as server:
+        asyncio.run(session(replayed, server.base_url, ws, load))
+    assert [u.content.text for u in replayed.of("user_message_chunk")] == ["fix add", "explain"]
+    assert ANSWER in replayed.text()
+    assert [u.status for u in replayed.of("tool_call_update")] == ["completed"] * 3
+
+
+async def _with_first_words(editor: Editor, job):
+    editor.first_words = asyncio.Event()  # bound to this event loop
+    return await job
