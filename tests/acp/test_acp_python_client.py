@@ -6,14 +6,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
+import acp  # the optional extra (pip install -e '.[acp]'); the test extra has it
+from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse
+from acp_support import ANSWER, COMMAND, agent_command, agent_env, make_workspace, slow_reply, task_script
 
-acp = pytest.importorskip("acp")  # the optional extra: pip install -e '.[acp]' (.[test] has it)
-
-from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResponse  # noqa: E402
-from acp_support import ANSWER, COMMAND, agent_command, agent_env, make_workspace, slow_reply, task_script  # noqa: E402
-
-from vllm_bot.testing.fake_vllm import FakeVLLM  # noqa: E402
+from vllm_bot.testing.fake_vllm import FakeVLLM
 
 
 class Editor:
