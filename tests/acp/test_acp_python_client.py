@@ -11,6 +11,7 @@ from acp.schema import AllowedOutcome, ClientCapabilities, RequestPermissionResp
 from acp_support import ANSWER, COMMAND, agent_command, agent_env, make_workspace, slow_reply, task_script
 
 from vllm_bot.testing.fake_vllm import FakeVLLM
+from vllm_bot.testing.script import Call, Reply
 
 
 class Editor:
@@ -130,3 +131,33 @@ def test_a_prompt_reads_edits_with_permission_runs_and_answers_then_cancel_and_l
 async def _with_first_words(editor: Editor, job):
     editor.first_words = asyncio.Event()  # bound to this event loop
     return await job
+
+
+def test_without_forms_instead_ends_the_turn_and_the_next_prompt_is_the_instruction(tmp_path):
+    """An editor that cannot show a form: "No, and tell it what to do instead" ends the turn; the
+    user's next message, verbatim, is what the model reads next."""
+    ws = make_workspace(tmp_path)
+    editor = Editor(["instead"])
+    instead = "Don't delete build/; run `git clean -n` and show me."
+
+    def reads_the_instruction(body):
+        refused, said = body["messages"][-2:]
+        assert refused["role"] == "tool" and "the user declined this exec call." in refused["content"]
+        assert said == {"role": "user", "content": instead}
+
+    async def work(conn, init):
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        first = await conn.prompt(session_id=sid, prompt=[acp.text_block("clean up")])
+        second = await conn.prompt(session_id=sid, prompt=[acp.text_block(instead)])
+        return first.stop_reason, second.stop_reason
+
+    script = [
+        Reply(calls=[Call("exec", {"command": "rm -rf build"})]),
+        Reply(content="OK.", expect=reads_the_instruction),
+    ]
+    with FakeVLLM(script) as server:
+        stops = asyncio.run(session(editor, server.base_url, ws, work))
+        server.assert_done()
+    assert stops == ("end_turn", "end_turn")
+    assert [o.option_id for o in editor.questions[0][1]] == ["yes", "always", "instead", "no"]
+    assert editor.text().endswith("OK.")
