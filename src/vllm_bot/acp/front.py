@@ -13,6 +13,7 @@ from typing import Any, Protocol, TextIO
 
 from acp import tool_diff_content, update_agent_thought_text
 
+from ..agent.interrupts import Cancel
 from ..calls import ToolCall
 from ..events import Event
 from ..safety.approval import Answer
@@ -31,7 +32,8 @@ class Channel(Protocol):
         """Queue `session/update`s, in order (returns at once)."""
 
     def request(self, call: Callable[[Any], Awaitable[Any]]) -> Any:
-        """`await call(connection)` on the protocol thread once the queued updates are sent; its result."""
+        """`await call(connection)` on the protocol thread once the queued updates are sent; its result
+        (None when the editor answered with an error)."""
 
     @property
     def elicits_forms(self) -> bool:
@@ -46,7 +48,7 @@ class AcpFront:
         self.session_id = ""
         self.status = StatusLine()
         self.executor: Any = None  # the session's, once it is built: write/edit diffs
-        self.cancel: Any = None  # the agent's Cancel, once it is built
+        self.cancel: Cancel = Cancel()  # the agent's, once the session is built
         self.updates = Updates(workspace, self._diff)
         self.live = False  # inside a turn (or a load's replay): updates go out at once
         self.held: list[Update] = []
@@ -96,23 +98,21 @@ class AcpFront:
     ) -> Answer:
         """The approval gate's question, asked in the editor (blocks this thread until it answers)."""
         self.send([self.updates.announce(call)])
-        question = permission.tool_call(
-            call, preview, reason, self.updates.changes.get(call.id) and [self.updates.changes[call.id]]
-        )
+        change = self.updates.changes.get(call.id)
+        question = permission.tool_call(call, preview, reason, [change] if change is not None else None)
         response = self.channel.request(
             lambda conn: conn.request_permission(
                 session_id=self.session_id, tool_call=question, options=permission.options(scope)
             )
         )
         chosen = permission.Chosen.from_response(response)
-        if chosen.choice == "cancelled" and self.cancel is not None:
-            self.cancel.event.set()  # the question was withdrawn: the task stops here
-        if chosen.choice != "instead":
+        if chosen.choice == "cancelled" or (chosen.choice == "instead" and not self.channel.elicits_forms):
+            # A withdrawn question stops the task; so does "instead" in an editor without forms,
+            # whose next prompt then says what to do instead.
+            self.ended_by_user = chosen.choice == "instead"
+            self.cancel.event.set()
             return chosen.answer()
-        if not self.channel.elicits_forms:
-            self.ended_by_user = True  # their next prompt says what to do instead
-            if self.cancel is not None:
-                self.cancel.event.set()
+        if chosen.choice != "instead":
             return chosen.answer()
         form = permission.instead_form(self.session_id, call)
         reply = self.channel.request(lambda conn: conn.create_elicitation(message=question.title, mode=form))

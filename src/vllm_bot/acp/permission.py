@@ -66,10 +66,10 @@ class Chosen:
 
     @classmethod
     def from_response(cls, response: Any) -> Chosen:
-        outcome = response.outcome
+        outcome: Any = getattr(response, "outcome", None)
         if getattr(outcome, "outcome", "") == "selected" and outcome.option_id in KINDS:
             return cls(outcome.option_id)
-        return cls("cancelled")  # a withdrawn question, or an option we never offered
+        return cls("cancelled")  # a withdrawn or unanswered question, or an option we never offered
 
     def answer(self, instead: str | None = None) -> Answer:
         """The gate's answer; `instead` is the user's text for the "instead" choice, unchanged."""

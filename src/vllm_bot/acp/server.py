@@ -55,8 +55,8 @@ class Outbox:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, (session_id, update))
 
     def request(self, call: Callable[[Any], Awaitable[Any]]) -> Any:
-        """From the worker thread: `await call(conn)` after the updates queued so far; a Ctrl-C while
-        it waits withdraws the request."""
+        """From the worker thread: `await call(conn)` after the updates queued so far; None when the
+        editor answers with an error or is gone. A Ctrl-C while it waits withdraws the request."""
 
         async def ask() -> Any:
             await self.drain()
@@ -65,6 +65,9 @@ class Outbox:
         future = asyncio.run_coroutine_threadsafe(ask(), self.loop)
         try:
             return future.result()
+        except Exception as e:  # a question nobody answered is a "no" (permission.Chosen)
+            log.warning("the editor did not answer: %s", e)
+            return None
         except BaseException:
             future.cancel()
             raise
