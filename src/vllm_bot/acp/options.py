@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, cast, get_args
 
 from acp.schema import (
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
@@ -70,6 +72,17 @@ def config_options(session: Any) -> list[SessionConfigOptionSelect | SessionConf
             current_value=session.client.model,
             options=model_choices,
         ),
+    ]
+
+
+def changed(session: Any, shown: tuple[str, str]) -> list[Any]:
+    """The updates that tell the editor the mode or model changed from inside the session (an approved
+    plan leaves plan mode) since it was shown `shown` (mode, model); none when nothing did."""
+    if (session.gate.mode, session.client.model) == shown:
+        return []
+    return [
+        CurrentModeUpdate(session_update="current_mode_update", current_mode_id=session.gate.mode),
+        ConfigOptionUpdate(session_update="config_option_update", config_options=config_options(session)),
     ]
 
 

@@ -21,8 +21,8 @@ from ..config_layers import apply_layer
 from ..errors import UserFacingError
 from ..events import Notice
 from ..session import Session
+from . import options
 from .front import AcpFront, Channel
-from .options import set_model
 from .worker import Worker
 
 STOP_REASONS = {  # the task's end -> ACP stop reason; any other limit: end_turn, with its message shown
@@ -115,10 +115,12 @@ class AcpSession:
         """Run `text` as one task; the ACP stop reason. A user-facing error (server unreachable)
         propagates, with the conversation kept consistent for the next prompt."""
         agent = self.session.agent
+        shown = (self.session.gate.mode, self.session.client.model)
         self.front.begin_turn()
         try:
             with worker.task(self, agent.cancel):
                 outcome = self._run(text)
+            self.front.send(options.changed(self.session, shown))
         except KeyboardInterrupt:  # Ctrl-C (session/cancel) outside the loop's own handling
             self._close_calls()
             return "cancelled"
@@ -146,7 +148,7 @@ class AcpSession:
         self.session.gate.mode = mode
 
     def set_model(self, name: str) -> None:
-        set_model(self.session, name)
+        options.set_model(self.session, name)
 
     def close(self) -> None:
         self.session.close()
