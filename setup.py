@@ -4,7 +4,19 @@ setuptools ships them without a warning."""
 
 from setuptools import find_packages, setup
 
-DATA_PACKAGES = ["vllm_bot.prompts", "vllm_bot.resources", "vllm_bot.demo.sample", "vllm_bot.eval.tasks"]
+LEDGER = "vllm_bot.eval.tasks.projects.ledger"  # the eval's bundled project (its repository tier)
+DATA_PACKAGES = [
+    "vllm_bot.prompts",
+    "vllm_bot.resources",
+    "vllm_bot.demo.sample",
+    "vllm_bot.eval.tasks",
+    "vllm_bot.eval.harness",
+    "vllm_bot.eval.tasks.projects",
+    LEDGER,
+    f"{LEDGER}.ledger",
+    f"{LEDGER}.tests",
+    f"{LEDGER}.examples",
+]
 
 setup(
     packages=[*find_packages("src"), *DATA_PACKAGES],
@@ -14,5 +26,8 @@ setup(
         "vllm_bot.resources": ["*.json", "*.yaml"],
         "vllm_bot.demo.sample": ["*"],  # the --demo sample project
         "vllm_bot.eval.tasks": ["*.yaml"],  # the bundled eval suite
+        "vllm_bot.eval.harness": ["*.cjs", "*.sh"],  # the checks' runners for node and bash
+        LEDGER: ["*.md"],
+        f"{LEDGER}.examples": ["*.journal"],
     },
 )

@@ -24,6 +24,7 @@ SUITES = {
     "turntime": ("bench_turn_time", "Agent time per turn as the conversation grows"),
     "peers": ("bench_peers", "Beside mini-swe-agent and aider (MINI=..., AIDER=...)"),
     "prompt": ("bench_prompt", "Prompt footprint"),
+    "delegate": ("bench_delegate", "What delegation saves (sub-agents)"),
     "stream": ("bench_stream", "Streaming throughput"),
     "parsing": ("bench_parsing", "Tool-call parser"),
     "corpus": ("bench_parsing_corpus", "Tool-call parser on held-out corpora (docs/parsing.md)"),

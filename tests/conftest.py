@@ -21,18 +21,19 @@ def _user_state_in_tmp(tmp_path_factory, monkeypatch):
 
 
 REAL_VLLM_TIER = Path(__file__).resolve().parent / "realvllm"
+RAY_TIER = Path(__file__).resolve().parent / "ray"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """The real-vLLM tier (tests/realvllm, minutes of CPU) runs only when named on the command line,
-    `python -m pytest tests/realvllm`: the README's plain `python -m pytest` leaves it out, and CI runs
-    it once, as its own step."""
-    if collection_path != REAL_VLLM_TIER:
+    """The real-vLLM tier (tests/realvllm, minutes of CPU) and the Ray tier (tests/ray, a local Ray
+    cluster, its own venv) run only when named on the command line, `python -m pytest tests/realvllm`:
+    the README's plain `python -m pytest` leaves them out, and CI runs each once, as its own step."""
+    if collection_path not in (REAL_VLLM_TIER, RAY_TIER):
         return None
     root = config.invocation_params.dir
     for arg in config.invocation_params.args:
         target = (root / str(arg).split("::")[0]).resolve()
-        if target == REAL_VLLM_TIER or REAL_VLLM_TIER in target.parents:
+        if target == collection_path or collection_path in target.parents:
             return None
     return True
 

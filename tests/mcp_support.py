@@ -131,6 +131,9 @@ class RegistryExecutor:
     def preview(self, name: str, args: dict[str, Any]) -> str | None:
         return None
 
+    def prefetch(self, calls: list[ToolCall]) -> None:
+        pass
+
 
 def make_executor(workspace: Path) -> Any:
     """The real ToolExecutor when the tools package is there, else the registry stand-in."""

@@ -33,6 +33,9 @@ class StandInTools:
     def preview(self, name: str, args: dict[str, Any]) -> str | None:
         return None
 
+    def prefetch(self, calls: list[ToolCall]) -> None:
+        pass
+
 
 def agent_session(
     ws: Path,

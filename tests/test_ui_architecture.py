@@ -23,6 +23,7 @@ def importers(library):
 def test_only_the_rich_ui_modules_import_rich():
     assert importers("rich") == {
         "vllm_bot/ui/rich_ui.py",
+        "vllm_bot/ui/rich_blocks.py",
         "vllm_bot/ui/live_view.py",
         "vllm_bot/ui/batch_live.py",
     }

@@ -87,6 +87,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "--yes", action="store_true", help="approve every tool call (approval mode full-auto)"
     )
     parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan mode: the model explores read-only and presents a plan; with -p the plan is printed "
+        "and the run exits 0",
+    )
+    parser.add_argument(
         "--max-iterations", type=int, metavar="N", help="stop after N model requests per task"
     )
     parser.add_argument(

@@ -74,7 +74,7 @@ FLAG_NAMES = {
     "vllm.enable_function_calling": "--function-calling / --no-function-calling",
     "agent.max_iterations": "--max-iterations",
     "agent.debug": "--debug",
-    "agent.approval": "--yes",
+    "agent.approval": "--yes / --plan",
 }
 
 
@@ -104,8 +104,18 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
         "vllm.enable_function_calling": getattr(args, "function_calling", None),
         "agent.max_iterations": getattr(args, "max_iterations", None),
         "agent.debug": getattr(args, "debug", None),
-        "agent.approval": "full-auto" if getattr(args, "yes", False) else None,
+        "agent.approval": approval_flag(args),
     }
+
+
+def approval_flag(args: argparse.Namespace) -> str | None:
+    """--plan (plan mode: nothing changes until a plan is approved; headless: print it and exit) or
+    --yes (full-auto); both make no sense together."""
+    if getattr(args, "plan", False) and getattr(args, "yes", False):
+        raise UsageError("--plan and --yes contradict each other: plan mode changes nothing, --yes all")
+    if getattr(args, "plan", False):
+        return "plan"
+    return "full-auto" if getattr(args, "yes", False) else None
 
 
 def trust_policy(args: argparse.Namespace, ask: Callable[[TrustRequest], bool] | None = None) -> TrustPolicy:

@@ -19,7 +19,9 @@ from typing import Any, Literal
 
 from .config_rules import checked, ranged, tool_choice_problem, value_problem
 
-ApprovalMode = Literal["ask", "auto-edit", "full-auto"]
+# plan: nothing in the workspace changes (read-only sandbox, file changes refused) until the model's
+# plan is approved (issue 37); cycled after the three others, as Claude Code's Shift-Tab does
+ApprovalMode = Literal["ask", "auto-edit", "full-auto", "plan"]
 
 
 class ConfigError(Exception):
@@ -54,6 +56,8 @@ class AgentConfig:
     time_budget: float | None = ranged(None, above=0)  # seconds of wall clock per task; None: no limit
     loop_warn_after: int = ranged(3, low=1)  # identical call+result repeats before the model gets a note
     loop_stop_after: int = ranged(5, low=1)  # ... before the task stops
+    task_list: bool = True  # offer update_plan: a short checklist the model keeps (shown to the user)
+    plan_mode: bool = True  # offer plan mode (/plan, Shift-Tab, --plan) and its present_plan tool
 
     def check(self, key: str, source: str) -> None:
         """Cross-field rule the type checks cannot express."""
@@ -92,6 +96,17 @@ class ToolsConfig:
     def check(self, key: str, source: str) -> None:
         """Cross-field rule the type checks cannot express."""
         _not_above(self, "exec_timeout", "exec_max_timeout", key, source)
+
+
+@dataclass
+class DelegateConfig:
+    """Sub-agents (the delegate tool): a fresh, read-only agent explores and answers in few tokens."""
+
+    enabled: bool = True
+    max_iterations: int = ranged(15, low=1)  # requests a sub-agent may make
+    max_tokens: int = ranged(120_000, low=1000)  # prompt + completion tokens of all its requests
+    answer_tokens: int = ranged(1500, low=50)  # its answer, as the parent gets it, at most (estimated)
+    parallel: int = ranged(3, low=1)  # delegate calls of one reply that run at the same time
 
 
 SandboxMode = Literal["auto", "bwrap", "off"]
@@ -207,6 +222,7 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     system_prompt: SystemPromptConfig = field(default_factory=SystemPromptConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
+    delegate: DelegateConfig = field(default_factory=DelegateConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     mcp: McpConfig = field(default_factory=McpConfig)

@@ -6,6 +6,7 @@ produced by `wire.to_messages` at request time.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -87,3 +88,47 @@ def answer_calls(
             results.append(error_result(call, first if first is not None and not missed else message))
             missed = True
     return results
+
+
+# The task list the model keeps (agent/tasklist.py): its last accepted update_plan call, or the block
+# a compaction summary carries (`summary_block`), so the list survives compaction and --continue.
+TASK_LIST_TOOL = "update_plan"
+MARKS = {"completed": "x", "in_progress": "~", "pending": " "}
+SUMMARY_HEAD = "Task list (update_plan), as it stood:"
+_LINE = re.compile(r"^- \[([x~ ])\] (.+)$")
+
+
+def task_list(entries: list[Entry]) -> list[dict[str, str]]:
+    """The task list as the model last set it (empty: none)."""
+    results: dict[str, ToolResult] = {}
+    for entry in reversed(entries):
+        if isinstance(entry, ToolResults):
+            results.update({r.tool_call_id: r for r in entry.results})
+        elif isinstance(entry, AssistantTurn):
+            for call in reversed(entry.tool_calls):
+                result = results.get(call.id)
+                if call.name == TASK_LIST_TOOL and result is not None and not result.is_error:
+                    return [dict(s) for s in call.arguments.get("steps", [])]
+        elif isinstance(entry, UserMessage) and entry.kind == "summary" and SUMMARY_HEAD in entry.content:
+            return parse_block(entry.content)
+    return []
+
+
+def summary_block(steps: list[dict[str, str]]) -> str:
+    """The list as compaction's summary carries it (read back by `current`)."""
+    if not steps:
+        return ""
+    lines = [f"- [{MARKS.get(s['status'], ' ')}] {s['text']}" for s in steps]
+    return "\n\n" + SUMMARY_HEAD + "\n" + "\n".join(lines)
+
+
+def parse_block(text: str) -> list[dict[str, str]]:
+    status = {mark: name for name, mark in MARKS.items()}
+    tail = text.split(SUMMARY_HEAD, 1)[1]
+    steps = []
+    for line in tail.strip().splitlines():
+        found = _LINE.match(line.strip())
+        if found is None:
+            break
+        steps.append({"text": found.group(2), "status": status[found.group(1)]})
+    return steps

@@ -160,11 +160,29 @@ class PlanUpdated(Event):
         return sum(step.get("status") == "completed" for step in self.steps)
 
 
+@dataclass
+class ModeChanged(Event):
+    """The approval mode changed (/approval, /plan, Shift-Tab, an approved plan)."""
+
+    mode: str
+    reason: str = ""
+
+
+@dataclass
+class SubagentEvent(Event):
+    """An event of a sub-agent (the delegate tool), under the parent's call that started it."""
+
+    call_id: str
+    event: Event
+
+
 Emit = Callable[[Event], None]
 
 
 def to_json(event: Event) -> dict[str, Any]:
     """A JSON-ready dict with a "type" key (stream-json output, session files)."""
+    if isinstance(event, SubagentEvent):
+        return {"type": event.type, "call_id": event.call_id, "event": to_json(event.event)}
     data = dataclasses.asdict(event)
     return {"type": event.type, **data}
 

@@ -6,12 +6,15 @@ both drive the parts built here.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .agent.delegation import Made
 from .agent.loop import Agent
+from .agent.planning import message
 from .config import Config
 from .config_layers import project_summary
 from .errors import ServerUnreachable
@@ -33,6 +36,7 @@ from .ui import fanout, front_end
 from .ui.banner import BannerInfo, git_status, sandbox_warning
 from .ui.debuglog import DebugLog
 from .ui.trust_prompt import ask_home, ask_trust  # noqa: F401 - for the command line, which imports no UI
+from .workflow import Workflow
 
 
 class Session:
@@ -75,16 +79,17 @@ class Session:
         self.toolbox = build_toolbox(config, workspace, self.state_dir, self.boundary)
         self.executor = self.toolbox.executor
         self.mcp = McpTools(config, workspace, self.state_dir)
-        interactive = not headless and sys.stdin.isatty()
+        self.interactive = not headless and sys.stdin.isatty()
         self.gate = ApprovalGate(
             config.agent.approval,
-            self.front.confirm if interactive else None,
+            self.front.confirm if self.interactive else None,
             preview=self.mcp.preview(self.executor.preview),
             sandboxed=self.toolbox.sandboxed,
             workspace=workspace.resolve(),
             path_rule=lambda path, write: self.executor.context.paths.rule(path, write=write),
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
+        self.workflow = Workflow(self)  # plan mode, the task list, sub-agents (issue 37)
         # Checkpoints before changes, the saved conversation, --continue / --resume.
         self.resumed_in_text_mode = False
         self.offline: str | None = None  # why the server could not be reached at start (interactive)
@@ -126,6 +131,7 @@ class Session:
         )
         for event in early:
             self.emit(event)
+        self.workflow.announce()
         for warning in [*self.config.provenance.warnings, *self.instructions.problems]:
             self.emit(Notice("warning", warning))  # untrusted project settings, unreadable AGENTS.md, ...
         warning = self.toolbox.status.warning
@@ -206,6 +212,33 @@ class Session:
 
         return run_repl(self)
 
+    def task_message(self, text: str) -> str:
+        """What goes to the model for the user's `text`: what it must know first (plan mode went on or
+        off), then the message with what it mentions attached."""
+        return self.workflow.task_message(self.with_mentions(text))
+
+    def make_subagent(self, emit: Emit) -> Made:
+        """A sub-agent for the delegate tool: the same server and model, its own conversation and
+        client, read and exec only, in the read-only boundary plan mode uses; no delegate (depth one)."""
+        config = self.config
+        boundary = dataclasses.replace(self.boundary, workspace_read_only=True)
+        toolbox = build_toolbox(config, self.workspace, self.state_dir, boundary)
+        for name in [n for n in toolbox.executor.available() if n not in ("read", "exec")]:
+            toolbox.executor.unregister(name)
+        role = message("subagent_role", words=str(config.delegate.answer_tokens * 3 // 4))
+        prompt = dataclasses.replace(config.system_prompt, role=role)
+        client = ModelClient(
+            config.vllm, system_prompt=SystemPrompts(prompt, str(self.workspace), ""), context=config.context
+        )
+        client.use_model(self.client.model)
+        client.models, client.profile = self.client.models, self.client.profile
+        client.function_calling = self.client.function_calling
+        gate = ApprovalGate("plan", None, sandboxed=toolbox.sandboxed, workspace=self.workspace.resolve())
+        agent_config = dataclasses.replace(
+            config.agent, max_iterations=config.delegate.max_iterations, approval="plan"
+        )
+        return Made(Agent(client, toolbox.executor, agent_config, emit, gate=gate), toolbox.close)
+
     def with_mentions(self, text: str) -> str:
         """The user's message with the files (`@path`) and MCP resources (`@server:uri`) it mentions
         attached; says what was (tools/mentions.py, mcp/mentions.py)."""
@@ -245,6 +278,7 @@ class Session:
             self.debug_log = None
 
     def close(self) -> None:
+        self.workflow.close()
         self.front.stop_live()
         self.history.close()
         self.mcp.close()

@@ -64,7 +64,7 @@ def test_a_prompt_reads_edits_with_permission_runs_and_answers_then_cancel_and_l
         assert caps.prompt_capabilities.embedded_context and not caps.prompt_capabilities.image
         assert caps.mcp_capabilities.http and not caps.mcp_capabilities.sse
         new = await conn.new_session(cwd=str(ws), mcp_servers=[])
-        assert [m.id for m in new.modes.available_modes] == ["ask", "auto-edit", "full-auto"]
+        assert [m.id for m in new.modes.available_modes] == ["ask", "auto-edit", "full-auto", "plan"]
         assert new.modes.current_mode_id == "auto-edit"
         model = next(o for o in new.config_options if o.id == "model")
         assert model.category == "model" and model.current_value == server.model
@@ -161,3 +161,41 @@ def test_without_forms_instead_ends_the_turn_and_the_next_prompt_is_the_instruct
     assert stops == ("end_turn", "end_turn")
     assert [o.option_id for o in editor.questions[0][1]] == ["yes", "always", "instead", "no"]
     assert editor.text().endswith("OK.")
+
+
+def test_plan_mode_the_task_list_as_a_plan_and_the_plan_approved_in_the_editor(tmp_path):
+    """Plan mode is a session mode; the task list arrives as an ACP plan; present_plan asks in the
+    editor, and approving it leaves plan mode (the editor hears of the new mode) and the work goes on."""
+    ws = make_workspace(tmp_path)
+    editor = Editor(["yes"])
+    steps = [{"text": "Fix add()", "status": "in_progress"}, {"text": "Check it", "status": "pending"}]
+    plan = "1. In app.py, make add() return a + b.\n2. Check with python3 -c."
+    script = [
+        Reply(calls=[Call("update_plan", {"steps": steps})]),
+        Reply(calls=[Call("present_plan", {"plan": plan})]),
+        Reply(calls=[Call("edit", {"path": "app.py", "oldText": "a - b", "newText": "a + b"})]),
+        Reply(content=ANSWER),
+    ]
+
+    async def work(conn, init):
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        return (await conn.prompt(session_id=sid, prompt=[acp.text_block("fix add")])).stop_reason
+
+    with FakeVLLM(script) as server:
+        stop = asyncio.run(session(editor, server.base_url, ws, work))
+        server.assert_done()
+    assert stop == "end_turn"
+    (shown,) = editor.of("plan")
+    assert [(e.content, e.status) for e in shown.entries] == [
+        ("Fix add()", "in_progress"),
+        ("Check it", "pending"),
+    ]
+    ((question, options),) = editor.questions
+    assert question.title == "Approve the plan?" and question.content[0].content.text == plan
+    assert [o.name for o in options][:2] == [
+        "Yes, and carry it out in auto-edit mode",
+        "Yes, and carry it out in ask mode",
+    ]
+    assert [u.current_mode_id for u in editor.of("current_mode_update")] == ["auto-edit"]
+    assert (ws / "app.py").read_text() == "def add(a, b):\n    return a + b\n"

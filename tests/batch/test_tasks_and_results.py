@@ -3,6 +3,7 @@ lines, survives a torn last line, and merges across shards."""
 
 import json
 import os
+import re
 
 import pytest
 from batch_support import cli, make_repo, write_tasks
@@ -146,3 +147,25 @@ def test_the_fd_is_append_only(tmp_path):
     first.append({"id": "c"})
     assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == ["a", "b", "c"]
     assert os.path.getsize(path) == len(path.read_bytes())
+
+
+def test_shard_auto_reads_a_slurm_array_or_a_kubernetes_indexed_job(tmp_path, repo):
+    slurm = {"SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "4"}
+    assert parse_shard("auto", slurm) == (3, 4)  # 12 - 10 = index 2 of 0..3
+    assert parse_shard("auto/4", slurm) == (3, 4)
+    assert parse_shard(" auto / 3 ", {"JOB_COMPLETION_INDEX": "0"}) == (1, 3)
+    assert parse_shard("auto/3", {"JOB_COMPLETION_INDEX": "2"}) == (3, 3)
+    bad = [
+        ("auto/5", slurm, "the SLURM job array has 4 tasks"),
+        ("auto", {"JOB_COMPLETION_INDEX": "1"}, "needs the count: --shard auto/N"),
+        ("auto/3", {"JOB_COMPLETION_INDEX": "3"}, "index 3 from JOB_COMPLETION_INDEX is not in 0..2"),
+        ("auto", {**slurm, "SLURM_ARRAY_TASK_ID": "18"}, "an array with a step"),
+        ("auto", {"SLURM_ARRAY_TASK_ID": "1"}, "must all be set to numbers"),
+        ("auto", {}, "neither is set: use --shard I/N"),
+    ]
+    for value, env, message in bad:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            parse_shard(value, env)
+    path = write_tasks(tmp_path / "tasks.jsonl", [{"id": "a", "workspace": "repo", "task": "t"}])
+    proc = cli("batch", str(path), "--shard", "auto")  # this test's environment has neither
+    assert proc.returncode == 2 and "neither is set" in proc.stderr

@@ -194,3 +194,25 @@ def test_checks_of_batch_run_in_the_sandbox(lived_in: Home, tmp_path: Path):
     assert not marker.exists(), proc.stdout + proc.stderr
     check_log = next((tmp_path / "out" / "tasks").glob("*/check.log")).read_text()
     assert CANARY not in check_log and "Read-only file system" in check_log, check_log
+
+
+def test_check_files_go_in_through_no_link_the_model_left(lived_in: Home, tmp_path: Path):
+    """A model that links `hidden_test.py` to ~/.bashrc (or a folder elsewhere) must not have the hidden
+    tests written there when batch copies them in, outside the sandbox, before the check."""
+    from vllm_bot.batch.confine import place_files
+
+    hidden = tmp_path / "hidden"
+    (hidden / "tests").mkdir(parents=True)
+    (hidden / "hidden_test.py").write_text("TEST\n")
+    (hidden / "tests" / "t.py").write_text("T\n")
+    ws = tmp_path / "ws"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ws.mkdir()
+    (ws / "hidden_test.py").symlink_to(lived_in.path(".bashrc"))
+    (ws / "tests").symlink_to(elsewhere)
+    before = lived_in.path(".bashrc").read_text()
+    place_files(hidden, ws)
+    assert lived_in.path(".bashrc").read_text() == before and list(elsewhere.iterdir()) == []
+    assert (ws / "hidden_test.py").read_text() == "TEST\n" and not (ws / "hidden_test.py").is_symlink()
+    assert (ws / "tests" / "t.py").read_text() == "T\n" and not (ws / "tests").is_symlink()

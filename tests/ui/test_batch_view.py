@@ -61,6 +61,13 @@ def test_status_line_says_done_running_failed_eta_speed_and_cache():
     assert [duration(s) for s in (4.4, 61, 3725)] == ["4 s", "1m01s", "1h02m"]
 
 
+def test_while_the_server_is_away_the_status_line_leads_with_the_pause():
+    paused = {"seconds": 72, "retry_in": 16, "gives_up_in": 828}
+    assert status_text(snapshot(paused=paused)).startswith(
+        "PAUSED: the server has not answered for 1m12s · next try in 16 s · gives up in 13m48s · done 4/10"
+    )
+
+
 def test_plain_log_prints_each_finished_task_once():
     err = io.StringIO()
     log = BatchLog(err)

@@ -14,12 +14,14 @@ from typing import Any, Protocol, TextIO
 from acp import tool_diff_content, update_agent_thought_text
 
 from ..agent.interrupts import Cancel
+from ..agent.planning import PlanChoice
 from ..calls import ToolCall
-from ..events import Event
+from ..events import Event, ModeChanged
 from ..safety.approval import Answer
 from ..safety.grants import GrantScope
+from ..ui.plan_prompt import plan_choice
 from ..ui.status import StatusLine
-from . import permission
+from . import options, permission
 from .updates import Update, Updates, notice
 
 HELD_UPDATES = 200  # updates from outside a turn (start-up notices) kept for the next one
@@ -53,8 +55,11 @@ class AcpFront:
         self.live = False  # inside a turn (or a load's replay): updates go out at once
         self.held: list[Update] = []
         self.ended_by_user = False  # "instead", and the editor cannot ask: the turn ends (end_turn)
+        self.session: Any = None
+        self.shown = ("", "")  # the mode and model the editor was last told
 
     def attach(self, session: Any) -> None:
+        self.session = session
         self.session_id = session.history.session_id
         self.executor = session.executor
         self.cancel = session.agent.cancel
@@ -62,6 +67,9 @@ class AcpFront:
     def __call__(self, event: Event) -> None:
         self.status(event)
         self.send(self.updates(event))
+        if isinstance(event, ModeChanged) and self.session is not None:  # e.g. an approved plan
+            self.send(options.changed(self.session, self.shown))
+            self.shown = options.shown(self.session)
 
     def send(self, updates: list[Update]) -> None:
         if not updates:
@@ -100,9 +108,19 @@ class AcpFront:
         self.send([self.updates.announce(call)])
         change = self.updates.changes.get(call.id)
         question = permission.tool_call(call, preview, reason, [change] if change is not None else None)
+        return self._ask(question, permission.options(scope), "What should it do instead?")
+
+    def choose_plan(self, plan: str) -> PlanChoice:
+        """Plan mode's question (present_plan), asked in the editor with the plan."""
+        call_id = self.updates.running.id if self.updates.running is not None else "present_plan"
+        question = permission.plan_question(call_id, plan)
+        return plan_choice(self._ask(question, permission.plan_options(), "What should it change?"))
+
+    def _ask(self, question: Any, options: list[Any], instead_title: str) -> Answer:
+        """`session/request_permission`; for "instead", the editor's form (or the end of the turn)."""
         response = self.channel.request(
             lambda conn: conn.request_permission(
-                session_id=self.session_id, tool_call=question, options=permission.options(scope)
+                session_id=self.session_id, tool_call=question, options=options
             )
         )
         chosen = permission.Chosen.from_response(response)
@@ -114,8 +132,8 @@ class AcpFront:
             return chosen.answer()
         if chosen.choice != "instead":
             return chosen.answer()
-        form = permission.instead_form(self.session_id, call)
-        reply = self.channel.request(lambda conn: conn.create_elicitation(message=question.title, mode=form))
+        form = permission.instead_form(self.session_id, question.tool_call_id, instead_title)
+        reply = self.channel.request(lambda conn: conn.create_elicitation(message=instead_title, mode=form))
         return chosen.answer(permission.instead_text(reply))
 
     def _diff(self, call: ToolCall) -> Any | None:

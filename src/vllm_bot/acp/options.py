@@ -1,13 +1,13 @@
 """What the editor can switch: the approval modes as session modes (and as the "mode" config option)
 and the served models as the "model" config option.
 
-The modes are the config's approval modes (`config.ApprovalMode`), so a mode added there is offered
-here too; `DESCRIPTIONS` words the known ones.
+The modes are the session's (`workflow.Workflow.modes`: plan mode only when `agent.plan_mode`), so a
+mode added there is offered here too; `DESCRIPTIONS` words the known ones.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast, get_args
+from typing import Any
 
 from acp.schema import (
     ConfigOptionUpdate,
@@ -19,7 +19,6 @@ from acp.schema import (
     SessionModeState,
 )
 
-from ..config import ApprovalMode
 from .errors import InputError
 
 DESCRIPTIONS = {
@@ -31,14 +30,10 @@ DESCRIPTIONS = {
 MODE_OPTION, MODEL_OPTION = "mode", "model"
 
 
-def mode_ids() -> tuple[str, ...]:
-    return get_args(ApprovalMode)
-
-
 def modes(session: Any) -> SessionModeState:
     available = [
         SessionMode(id=mode, name=mode.replace("-", " ").capitalize(), description=DESCRIPTIONS.get(mode))
-        for mode in mode_ids()
+        for mode in session.workflow.modes
     ]
     return SessionModeState(current_mode_id=session.gate.mode, available_modes=available)
 
@@ -75,10 +70,15 @@ def config_options(session: Any) -> list[SessionConfigOptionSelect | SessionConf
     ]
 
 
-def changed(session: Any, shown: tuple[str, str]) -> list[Any]:
+def shown(session: Any) -> tuple[str, str]:
+    """What the editor was last told: (mode, model)."""
+    return session.gate.mode, session.client.model
+
+
+def changed(session: Any, told: tuple[str, str]) -> list[Any]:
     """The updates that tell the editor the mode or model changed from inside the session (an approved
-    plan leaves plan mode) since it was shown `shown` (mode, model); none when nothing did."""
-    if (session.gate.mode, session.client.model) == shown:
+    plan leaves plan mode) since it was told `told`; none when nothing did."""
+    if shown(session) == told:
         return []
     return [
         CurrentModeUpdate(session_update="current_mode_update", current_mode_id=session.gate.mode),
@@ -90,10 +90,11 @@ class OptionError(InputError):
     """A mode or model the session does not offer (the message says which it does)."""
 
 
-def check_mode(mode: str) -> ApprovalMode:
-    if mode not in mode_ids():
-        raise OptionError(f"unknown mode {mode!r}; the modes are {', '.join(mode_ids())}")
-    return cast(ApprovalMode, mode)
+def check_mode(session: Any, mode: str) -> str:
+    offered = session.workflow.modes
+    if mode not in offered:
+        raise OptionError(f"unknown mode {mode!r}; the modes are {', '.join(offered)}")
+    return mode
 
 
 def set_model(session: Any, name: str) -> None:

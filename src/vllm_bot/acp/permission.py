@@ -34,6 +34,14 @@ KINDS: dict[str, PermissionOptionKind] = {
     "no": "reject_once",
 }
 INSTEAD_FIELD = "instead"
+# Plan mode's question (ui/plan_prompt.py's menu): its answers map to a PlanChoice by plan_choice().
+PLAN_LABELS = {
+    "yes": "Yes, and carry it out in auto-edit mode",
+    "always": "Yes, and carry it out in ask mode",
+    "instead": "No, keep planning: tell it what to change",
+    "no": "No, keep planning",
+}
+PLAN_KINDS: dict[str, PermissionOptionKind] = {**KINDS, "always": "allow_once"}  # nothing is remembered
 
 
 def options(scope: GrantScope | None) -> list[PermissionOption]:
@@ -42,6 +50,17 @@ def options(scope: GrantScope | None) -> list[PermissionOption]:
         PermissionOption(option_id=choice, name=label, kind=KINDS[choice])
         for choice, label in menu_labels(scope).items()
     ]
+
+
+def plan_options() -> list[PermissionOption]:
+    return [PermissionOption(option_id=c, name=label, kind=PLAN_KINDS[c]) for c, label in PLAN_LABELS.items()]
+
+
+def plan_question(call_id: str, plan: str) -> ToolCallUpdate:
+    """Plan mode's question, about the present_plan call that shows the plan."""
+    return ToolCallUpdate(
+        tool_call_id=call_id, title="Approve the plan?", content=[tool_content(text_block(plan))]
+    )
 
 
 def tool_call(call: ToolCall, preview: str | None, reason: str, content: list[Any] | None) -> ToolCallUpdate:
@@ -78,15 +97,13 @@ class Chosen:
         return Answer(False, message=instead if instead and instead.strip() else None)
 
 
-def instead_form(session_id: str, call: ToolCall) -> ElicitationFormSessionMode:
-    """The one-field form that asks what to do instead (tied to the call)."""
+def instead_form(session_id: str, call_id: str, title: str) -> ElicitationFormSessionMode:
+    """The one-field form that asks what to do instead (tied to the call), sent to the model verbatim."""
     field = ElicitationStringPropertySchema(
-        type="string",
-        title="What should it do instead?",
-        description=f"Sent to the model as you write it, with the refusal of this {call.name} call.",
+        type="string", title=title, description="Sent to the model as you write it."
     )
     schema = ElicitationSchema(properties={INSTEAD_FIELD: field}, required=[INSTEAD_FIELD])
-    return ElicitationFormSessionMode(session_id=session_id, tool_call_id=call.id, requested_schema=schema)
+    return ElicitationFormSessionMode(session_id=session_id, tool_call_id=call_id, requested_schema=schema)
 
 
 def instead_text(response: Any) -> str | None:

@@ -198,25 +198,19 @@ class AcpAgent:
 
     async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
-        try:
-            session.set_mode(options.check_mode(mode_id))
-        except options.OptionError as e:
-            raise invalid(str(e)) from None
+        await self._work(lambda: session.set_mode(mode_id))
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
         session = self._session(session_id)
-        try:
-            if config_id == options.MODE_OPTION:
-                session.set_mode(options.check_mode(str(value)))
-            elif config_id == options.MODEL_OPTION:
-                await self._work(lambda: session.set_model(str(value)))
-            else:
-                raise options.OptionError(f"unknown option {config_id!r}: the options are mode and model")
-        except options.OptionError as e:
-            raise invalid(str(e)) from None
+        if config_id == options.MODE_OPTION:
+            await self._work(lambda: session.set_mode(str(value)))
+        elif config_id == options.MODEL_OPTION:
+            await self._work(lambda: session.set_model(str(value)))
+        else:
+            raise invalid(f"unknown option {config_id!r}: the options are mode and model")
         return SetSessionConfigOptionResponse(config_options=options.config_options(session.session))
 
     def stop_tasks(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..agent.interrupts import close_open_calls
 from ..cliargs import UsageError, home_workspace, overrides_from, trust_policy
-from ..config import ApprovalMode, Config, ConfigError, load_config
+from ..config import Config, ConfigError, load_config
 from ..config_layers import apply_layer
 from ..errors import UserFacingError
 from ..events import Notice
@@ -101,6 +101,7 @@ class AcpSession:
         front = AcpFront(channel, str(workspace))
         session = Session(config, workspace, headless=True, front=front, resume=resume)
         session.gate.confirm = front.confirm  # the editor answers the approval questions
+        session.workflow.presenter.choose = front.choose_plan  # and plan mode's
         front.attach(session)
         try:
             session.start(offline_ok=True)
@@ -109,18 +110,17 @@ class AcpSession:
             raise
         for warning in warnings:
             session.emit(Notice("warning", warning))
+        front.shown = options.shown(session)
         return cls(session, front)
 
     def prompt(self, worker: Worker, text: str) -> str:
         """Run `text` as one task; the ACP stop reason. A user-facing error (server unreachable)
         propagates, with the conversation kept consistent for the next prompt."""
         agent = self.session.agent
-        shown = (self.session.gate.mode, self.session.client.model)
         self.front.begin_turn()
         try:
             with worker.task(self, agent.cancel):
                 outcome = self._run(text)
-            self.front.send(options.changed(self.session, shown))
         except KeyboardInterrupt:  # Ctrl-C (session/cancel) outside the loop's own handling
             self._close_calls()
             return "cancelled"
@@ -138,17 +138,21 @@ class AcpSession:
         session.reconnect()  # after an offline start: try the server again (raises while it is down)
         session.mcp.sync(wait=True)
         session.refresh_instructions()
-        return session.agent.run(session.with_mentions(text))
+        return session.agent.run(session.task_message(text))
 
     def _close_calls(self) -> None:
         close_open_calls(self.session.agent.conversation)
         self.front.send(self.front.updates.close_open_calls())
 
-    def set_mode(self, mode: ApprovalMode) -> None:
-        self.session.gate.mode = mode
+    def set_mode(self, mode: str) -> None:
+        """The editor's choice of mode (worker thread: plan mode changes the toolbox)."""
+        options.check_mode(self.session, mode)
+        self.front.shown = (mode, self.session.client.model)  # the editor knows: no update for it
+        self.session.workflow.set_mode(mode, "chosen in the editor")
 
     def set_model(self, name: str) -> None:
         options.set_model(self.session, name)
+        self.front.shown = options.shown(self.session)
 
     def close(self) -> None:
         self.session.close()

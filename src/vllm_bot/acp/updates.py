@@ -79,6 +79,7 @@ class Updates:
         self.changes: dict[str, Any] = {}  # call id -> its diff, computed before it ran
         self.output: dict[str, str] = {}  # call id -> live output so far
         self.output_sent: dict[str, float] = {}
+        self.running: ToolCall | None = None  # the call last started (present_plan asks during it)
 
     def __call__(self, event: Event) -> list[Update]:
         if isinstance(event, TextDelta):
@@ -111,6 +112,7 @@ class Updates:
         return self._start(call, "pending", self._diff_content(call))
 
     def started(self, call: ToolCall) -> Update:
+        self.running = call
         content = self._diff_content(call)
         if call.id in self.announced:
             return update_tool_call(call.id, status="in_progress", content=content)

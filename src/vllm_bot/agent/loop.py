@@ -8,7 +8,7 @@ executor, the approval gate and the event consumers are handed in.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..calls import AssistantTurn, ToolCall, ToolResult, Usage, error_result
 from ..config import AgentConfig
@@ -32,6 +32,7 @@ from .budget import Budget, OutOfTime, not_run_results
 from .dispatch import check_call, malformed_message
 from .interrupts import Cancel, Interrupted, PartialReply, interrupted_results
 from .loopguard import LoopGuard
+from .planning import TaskEnded, ended_results
 from .progress import Progress
 from .seams import Client, Executor, Gate, allow_all
 
@@ -100,8 +101,10 @@ class Agent:
                 self.emit(Notice("info", ending.text))
                 self.conversation.add_user(ending.note, kind="note")
                 continue
-            results, problems = self._run_calls(turn.tool_calls, budget)
+            results, problems, ended = self._run_calls(turn.tool_calls, budget)
             self.conversation.add_results(results, turn.via)
+            if ended is not None:  # a tool ended the task (present_plan in a headless --plan run)
+                return self._finish("done", ended, EXIT_OK, iteration)
             if self.cancel.requested:
                 return self._interrupted(None, iteration)
             malformed_streak = malformed_streak + 1 if problems else 0
@@ -137,16 +140,20 @@ class Agent:
         except DeadlineReached:
             raise OutOfTime(partial.turn()) from None
 
-    def _run_calls(self, calls: list[ToolCall], budget: Budget) -> tuple[list[ToolResult], list[str]]:
-        """Run every call in order; exactly one result per call (an interrupt or the time budget
-        answers the rest). Returns (results, malformed problems)."""
+    def _run_calls(
+        self, calls: list[ToolCall], budget: Budget
+    ) -> tuple[list[ToolResult], list[str], str | None]:
+        """Run every call in order; exactly one result per call (an interrupt, the time budget or a
+        tool that ends the task answers the rest). Returns (results, malformed problems, the answer
+        of a tool that ended the task)."""
         results: list[ToolResult] = []
         problems: list[str] = []
+        self.executor.prefetch(calls)  # what may start ahead of its turn (several delegate calls)
         for call in calls:
             if self.cancel.requested:
                 break
             if budget.expired():
-                return not_run_results(calls, results), problems
+                return not_run_results(calls, results), problems, None
             problem = check_call(call, self.executor.definitions)
             if problem is not None:
                 problems.append(problem)
@@ -159,9 +166,13 @@ class Agent:
                     self.cancel.event.set()
                     rest = interrupted_results(calls, results, mid_call=True)
                     self.emit(ToolCallFinished(call, rest[len(results)], 0.0))
-                    return rest, problems
+                    return rest, problems, None
+                except TaskEnded as e:
+                    result = replace(e.result, tool_call_id=call.id, name=call.name)
+                    self.emit(ToolCallFinished(call, result, 0.0))
+                    return ended_results(calls, [*results, result]), problems, e.answer
             results.append(result)
-        return interrupted_results(calls, results, mid_call=False), problems
+        return interrupted_results(calls, results, mid_call=False), problems, None
 
     def _run_one(self, call: ToolCall, deadline: float | None) -> ToolResult:
         refused = self.gate(call)

@@ -32,6 +32,8 @@ class Executor(Protocol):
 
     def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult: ...
 
+    def prefetch(self, calls: list[ToolCall]) -> None: ...  # a turn's calls, before they run in order
+
     def preview(self, name: str, args: dict[str, Any]) -> str | None: ...
 
 

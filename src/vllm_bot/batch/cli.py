@@ -1,8 +1,9 @@
 """`vllm-bot batch TASKS.jsonl` and `vllm-bot batch merge OUT...` (flags, output, exit codes: README).
 
-Exit codes: 0 every task passed; 1 a task failed (or the server is unreachable: nothing started);
-2 a bad flag, config or tasks file (nothing started); 3 interrupted (run the same command again to
-resume). `merge`: 0 merged; 1 tasks named by --tasks have no result; 2 bad input.
+Exit codes: 0 every task passed; 1 a task failed (or the server is unreachable: nothing started; or
+it stayed away longer than --outage-wait: the tasks not run stay unrun); 2 a bad flag, config, tasks
+or results file (nothing started); 3 interrupted (run the same command again to resume). `merge`: 0
+merged; 1 tasks named by --tasks have no result; 2 bad input.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..cliargs import UsageError, function_calling_flags, overrides_from, program_name, server_flags
 from ..errors import EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME
+from .outage import DEFAULT_OUTAGE_WAIT
 from .report import HEADERS, summarize, summary_lines, task_rows
 from .settings import DEFAULT_TIME_BUDGET, BatchSettings
 
@@ -35,7 +37,10 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
     server_flags(parser)
     function_calling_flags(parser)
     parser.add_argument(
-        "--workers", type=int, default=4, metavar="N", help="tasks in flight at once (default 4)"
+        "--workers",
+        type=int,
+        metavar="N",
+        help="tasks in flight at once (default 4; with --ray, the cluster's slots)",
     )
     parser.add_argument("--output-dir", metavar="DIR", help="where results and each task's files go")
     parser.add_argument(
@@ -44,6 +49,15 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
         default="full-auto",
         help="approval mode of each task's agent (default full-auto; nobody answers, so calls that "
         "would ask are refused with a message to the model)",
+    )
+    parser.add_argument("--yes", action="store_true", help="the same as --approval full-auto")
+    parser.add_argument(
+        "--outage-wait",
+        type=float,
+        default=DEFAULT_OUTAGE_WAIT,
+        metavar="SECONDS",
+        help="while the server is away the queue pauses; after this long the batch stops, exit 1, the "
+        f"tasks not run left for the same command to run (default {DEFAULT_OUTAGE_WAIT:g})",
     )
     parser.add_argument("--max-iterations", type=int, metavar="N", help="model requests per task")
     parser.add_argument(
@@ -74,23 +88,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     run_flags(parser)
     parser.add_argument(
-        "--shard", metavar="I/N", help="run only this machine's share of the tasks (1 <= I <= N)"
+        "--shard",
+        metavar="I/N",
+        help="run only this machine's share of the tasks (1 <= I <= N); `auto` reads the index of a SLURM "
+        "job array, `auto/N` a Kubernetes indexed Job's (N: its completions)",
     )
     parser.add_argument(
         "--output-format", choices=["text", "json"], default="text", help="summary as a table or JSON"
     )
+    from .rayconf import ray_flags
+
+    ray_flags(parser)
 
 
 def settings_from(args: argparse.Namespace, output_dir: Path, config: Any) -> BatchSettings:
     """BatchSettings from the flags `run_flags` added (checked: exit 2 on a bad value)."""
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.check_timeout <= 0:
         raise UsageError(f"--check-timeout must be above 0, got {args.check_timeout:g}")
+    if args.outage_wait < 0:
+        raise UsageError(f"--outage-wait must be 0 or more, got {args.outage_wait:g}")
     return BatchSettings(
         output_dir=output_dir.resolve(),
-        workers=args.workers,
-        approval=args.approval,
+        workers=args.workers or 4,
+        approval="full-auto" if args.yes else args.approval,
+        outage_wait=args.outage_wait,
         max_iterations=args.max_iterations,
         time_budget=args.time_budget or config.agent.time_budget or DEFAULT_TIME_BUDGET,
         check_timeout=args.check_timeout,
@@ -103,17 +126,25 @@ def settings_from(args: argparse.Namespace, output_dir: Path, config: Any) -> Ba
 def load(args: argparse.Namespace) -> tuple[Any, str]:
     """(the effective config with the flags on top, the served model): the server is looked at first,
     so a batch never starts against a server that is not there (exit 1)."""
-    from ..config import load_config
     from ..model.client import ModelClient
 
-    overrides = {**overrides_from(args), "agent.time_budget": args.time_budget}
-    config = load_config(args.config, overrides=overrides)
+    config = config_from(args)
     model = ModelClient(config.vllm, system_prompt=lambda text_mode, tools: "").resolve_model()
     return config, model
 
 
+def config_from(args: argparse.Namespace) -> Any:
+    """The effective config with the flags on top (the server not asked)."""
+    from ..config import load_config
+
+    overrides = {**overrides_from(args), "agent.time_budget": args.time_budget}
+    return load_config(args.config, overrides=overrides)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..ui.batch_view import view_for
+    from .rayconf import ray_settings
+    from .results import ResultsError
     from .runner import Batch
     from .tasks import TasksError, in_shard, load_tasks, parse_shard
 
@@ -123,18 +154,33 @@ def run(args: argparse.Namespace) -> int:
         specs = [s for s in load_tasks(tasks_path) if in_shard(s.id, shard)]
     except (TasksError, ValueError) as e:
         raise UsageError(str(e)) from None
-    config, _ = load(args)
+    config = config_from(args)
     output_dir = (
         Path(args.output_dir) if args.output_dir else tasks_path.with_name(tasks_path.stem + "-batch")
     )
     settings = settings_from(args, output_dir, config)
-    settings.shard = shard
-    outcome = Batch(settings, config, specs, view_for()).run()
+    settings.shard, settings.ray = shard, ray_settings(args)
+    batch = Batch(settings, config, specs, view_for())
+    try:
+        todo = batch.todo()
+    except ResultsError as e:
+        raise UsageError(str(e)) from None
+    if not todo:  # nothing to run: the server need not be there
+        rows = list(batch.earlier().values())
+        batch.view.note(f"nothing to do: every task has a result in {batch.results.path}")
+        code = exit_code(rows, False, [])
+        report(rows, {}, args.output_format, code, extra={"results": str(batch.results.path), "not_run": []})
+        return code
+    batch.connect()
+    outcome = batch.run()
     code = exit_code(outcome.rows, outcome.interrupted, outcome.not_run)
-    report(outcome.rows, outcome.server, args.output_format, code, extra=outcome_fields(outcome, settings))
+    extra = outcome_fields(outcome, settings)
+    report(outcome.rows, outcome.server, args.output_format, code, extra, outcome.wall_seconds)
     if outcome.interrupted:
         left = len(outcome.not_run)
         print(f"vllm-bot: interrupted; the same command resumes ({left} tasks left)", file=sys.stderr)
+    elif outcome.stopped:
+        print(f"vllm-bot: stopped: {outcome.stopped} ({len(outcome.not_run)} tasks left)", file=sys.stderr)
     return code
 
 
@@ -151,7 +197,9 @@ def outcome_fields(outcome: Any, settings: BatchSettings) -> dict[str, Any]:
         "output_dir": str(settings.output_dir),
         "results": str(settings.output_dir / results_name(settings.shard)),
         "interrupted": outcome.interrupted,
+        "stopped": outcome.stopped,
         "not_run": outcome.not_run,
+        "wall_seconds": round(outcome.wall_seconds, 3),
     }
 
 
@@ -161,6 +209,7 @@ def report(
     output_format: str,
     code: int,
     extra: dict[str, Any],
+    wall_seconds: float | None = None,
 ) -> None:
     """The summary on stdout: a table with lines under it, or one JSON object."""
     summary = summarize(rows)
@@ -171,7 +220,7 @@ def report(
     from ..ui.batch_view import print_table
 
     table, note = task_rows(rows)
-    notes = ([note] if note else []) + summary_lines(summary, server)
+    notes = ([note] if note else []) + summary_lines(summary, server, wall_seconds)
     if extra.get("results"):
         notes.append(f"results: {extra['results']}")
     print_table("batch results", HEADERS, table, notes)

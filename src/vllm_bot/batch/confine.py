@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,3 +43,24 @@ def confined(config: Config, workspace: Path, *, network: bool, hidden: Sequence
     with Sandbox(workspace, box, probe(box), boundary=boundary) as sandbox:
         env = safe_environment(os.environ, extra_secrets=[config.vllm.api_key], tmpdir=sandbox.tmpdir)
         yield Confined(sandbox, env)
+
+
+def place_files(source: Path, workspace: Path) -> None:
+    """Copy `source`'s files into `workspace` (a task's hidden tests, just before its check), through
+    nothing the model left there: a symlink on the way (`hidden_test.py -> ~/.bashrc`, `tests ->
+    /elsewhere`) is removed, not followed, and so is a file where a folder goes (or the reverse)."""
+    for src in sorted(source.rglob("*")):
+        rel = src.relative_to(source)
+        dest = workspace
+        for depth, part in enumerate(rel.parts, 1):
+            dest = dest / part
+            last = depth == len(rel.parts)
+            wants_dir = not last or src.is_dir()
+            if dest.is_symlink() or (dest.exists() and not wants_dir and dest.is_dir()):
+                shutil.rmtree(dest) if dest.is_dir() and not dest.is_symlink() else dest.unlink()
+            elif dest.exists() and wants_dir and not dest.is_dir():
+                dest.unlink()
+        if src.is_dir():
+            dest.mkdir(exist_ok=True)
+        else:
+            shutil.copyfile(src, dest)

@@ -16,16 +16,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..history.safegit import (
-    FORCED_CONFIG,
-    GitPlace,
-    GitRunner,
-    base_env,
-    execute,
-    find_user_repo,
-    git_errors,
-    with_config,
-)
+from ..history.safegit import GIT_ERRORS, GitMissing, GitPlace, GitRunner, base_env, find_user_repo, run_git
 from ..statedir import STATE_DIR_NAME
 
 _REPO_LOCKS: dict[Path, threading.Lock] = {}  # `git worktree add/remove` of one repository, one at a time
@@ -36,16 +27,11 @@ class CopyError(Exception):
     """The workspace could not be copied (the task fails with this message; the others go on)."""
 
 
-_RUNNERS: dict[GitPlace, GitRunner] = {}  # one per repository: it reads the config's programs once
-
-
 def git(place: GitPlace, *args: str, index: Path | None = None, check: bool = True) -> str:
     """One git command in the pinned repository; CopyError (or "" when not `check`) when it fails."""
-    with _LOCKS_LOCK:
-        runner = _RUNNERS.setdefault(place, GitRunner(place))
     try:
-        return runner.run(*args, index=index)
-    except git_errors() as e:
+        return GitRunner(place).run(*args, index=index)
+    except GIT_ERRORS as e:
         if not check:
             return ""
         raise CopyError(f"git {' '.join(args[:2])} failed in {place.work_tree}: {e}") from None
@@ -55,7 +41,7 @@ def repo_of(path: Path) -> GitPlace | None:
     """The git repository `path` is in (found safely, never a planted bare one), or None."""
     try:
         return find_user_repo(path)
-    except git_errors()[1]:  # git is not installed: every workspace is copied
+    except GitMissing:  # git is not installed: every workspace is copied
         return None
 
 
@@ -124,9 +110,6 @@ def remove_copy(dest: Path, source: GitPlace | None) -> None:
         shutil.rmtree(dest, ignore_errors=True)
     if source is not None:
         prune([source])
-    with _LOCKS_LOCK:
-        for place in [place for place in _RUNNERS if place.work_tree == dest]:
-            del _RUNNERS[place]
 
 
 def prune(repos: list[GitPlace]) -> None:
@@ -150,6 +133,5 @@ def repositories(workspaces: set[Path]) -> list[GitPlace]:
 def make_repository(root: Path, message: str, identity: dict[str, str]) -> None:
     """A new repository at `root` with everything in it committed (author, dates: `identity`); run
     with no user or system config, so nothing of the user's git setup (signing, hooks) gets in."""
-    env = with_config(base_env(identity), list(FORCED_CONFIG))
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", message]):
-        execute(["git", *args], env, root)
+        run_git(root, *args, env=base_env(identity))

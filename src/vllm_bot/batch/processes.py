@@ -2,11 +2,14 @@
 
 Every one is registered while it runs, so a timeout stops one and Ctrl-C stops them all: SIGINT first
 (the agent then ends its task cleanly and kills its own commands), SIGKILL after a grace period.
-Setup and check commands run in their own process group, so a stop reaches their children too.
+Setup and check commands run in their own process group, so a stop reaches their children too. Every
+child dies with the batch (Linux's parent-death signal): a batch killed hard (`kill -9`, the OOM
+killer) leaves no agent running on, nor one that would redo a task the resumed batch runs too.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -19,6 +22,25 @@ from typing import IO
 from .tally import Tally
 
 GRACE = 5.0  # seconds from SIGINT to SIGKILL
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_us() -> Callable[[], None] | None:
+    """A `preexec_fn` that has the child killed when this process dies (None where Linux's prctl is
+    missing). The signal follows the thread that started the child: a worker thread outlives its
+    children, since it waits for each one."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork, not in the child
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the batch died between fork and prctl: nobody would kill us
+            os._exit(137)
+
+    return preexec
 
 
 @dataclass
@@ -40,7 +62,9 @@ class Processes:
         with self._lock:
             if self.stopping.is_set():
                 raise Stopped()
-            proc = subprocess.Popen(argv, start_new_session=group, **kw)  # type: ignore[call-overload]
+            proc = subprocess.Popen(  # type: ignore[call-overload]
+                argv, start_new_session=group, preexec_fn=die_with_us(), **kw
+            )
             self._running[proc] = group
             return proc  # type: ignore[no-any-return]
 

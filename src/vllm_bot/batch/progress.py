@@ -11,6 +11,8 @@ import threading
 import time
 from typing import Any, Protocol
 
+from .report import outcome
+
 
 class Running(Protocol):
     """A task in flight (batch.taskrun.TaskRun)."""
@@ -31,6 +33,7 @@ class Progress:
         self.finished: list[dict[str, Any]] = []  # rows finished in this run
         self.running: dict[str, Running] = {}
         self.completion_tokens = 0  # of finished tasks, for the speed fallback
+        self.outage: Any = None  # an outage.Outage: is the queue paused?
         self._lock = threading.Lock()
 
     def begin(self, task_id: str, run: Running) -> None:
@@ -72,7 +75,7 @@ class Progress:
             ]
             failed = sum(1 for row in self.finished if not row["passed"])
             done = len(self.finished)
-            finished = [dict(row) for row in self.finished]
+            finished = [{**row, "outcome": outcome(row)} for row in self.finished]
         speed, source = self.tokens_per_second()
         return {
             "total": self.total,
@@ -85,4 +88,5 @@ class Progress:
             "tokens_per_second": speed,
             "speed_source": source,
             "cache_hit_rate": self.server.cache_hit_rate() if self.server is not None else None,
+            "paused": self.outage.snapshot() if self.outage is not None else None,
         }

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..cliargs import PROGRAM_ENV, program_name
 from ..config import ENV_KEYS, Config, to_dict
+from .outage import DEFAULT_OUTAGE_WAIT
 
 WORKSPACE_NAME = "the current directory"  # how every task's system prompt names its workspace
 DEFAULT_TIME_BUDGET = 1800.0
@@ -38,6 +39,8 @@ class BatchSettings:
     trace: bool = True  # each agent runs with DEBUG on: a raw trace in the task's directory
     shard: tuple[int, int] | None = None
     hidden_paths: list[str] = field(default_factory=list)  # more paths hidden from agents' commands
+    outage_wait: float = DEFAULT_OUTAGE_WAIT  # seconds the server may stay away before the batch stops
+    ray: Any = None  # raypool.RaySettings with --ray: tasks run on a Ray cluster
 
     @property
     def kill_after(self) -> float:

@@ -23,6 +23,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.iteration = 0
+        self.replies = 0  # model replies received (none: the agent never reached the model)
         self.tokens = 0  # prompt + completion so far
         self.completion_tokens = 0
         self.modes: list[str] = []  # request modes in order of first use: "native", "text"
@@ -51,6 +52,8 @@ class Tally:
         kind = event.get("type")
         if kind == "iteration_started":
             self.iteration = int(event.get("iteration") or 0)
+        elif kind == "turn_finished":
+            self.replies += 1
         elif kind == "request_started" and event.get("mode") in ("native", "text"):
             if event["mode"] not in self.modes:
                 self.modes.append(event["mode"])

@@ -4,12 +4,15 @@ run `check`, keep the session and trace, remove the copy, and return the task's 
 Everything a task leaves is in its own directory under `tasks/`: `events.jsonl` (the agent's
 stream-json output), `agent.log` (its stderr: the DEBUG log), `setup.log`, `check.log`,
 `changes.diff`, `sessions/` and `traces/`. A stopped batch returns None: the task is not finished.
+An agent that stopped on an error while the server does not answer raises `ServerDown` (an outage is
+not the task's result: outage.py); one that never got a reply is an `error`, whatever its check says.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,8 +20,9 @@ from typing import Any
 
 from ..config import Config
 from ..statedir import STATE_DIR_NAME
-from .confine import confined
+from .confine import confined, place_files
 from .copies import Copy, CopyError, make_copy, remove_copy, repo_of
+from .outage import ServerDown
 from .processes import Exit, Processes, Stopped, run_agent, run_shell
 from .settings import BatchSettings, agent_argv
 from .tally import Tally
@@ -34,10 +38,41 @@ class Context:
     env: dict[str, str]
     procs: Processes
     config: Config  # the user's: the sandbox of each task's setup and check
+    server_answers: Callable[[], bool] = lambda: True  # asked when an agent stopped on an error
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def blank_row(spec: TaskSpec, status: str, **extra: Any) -> dict[str, Any]:
+    """A result row: every field, `extra` on top of the empty defaults."""
+    row: dict[str, Any] = {
+        "id": spec.id,
+        "status": status,
+        "passed": status == "passed",
+        "exit_reason": None,
+        "exit_code": None,
+        "check_passed": None,
+        "iterations": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cached_tokens": None,
+        "wall_seconds": 0.0,
+        "tool_calls": 0,
+        "tool_errors": 0,
+        "malformed_calls": 0,
+        "unparsed_calls": 0,
+        "refused_calls": 0,
+        "calls_from_text": 0,
+        "mode": None,
+        "fell_back": False,
+        "model": None,
+        "error": None,
+        "task_hash": spec.fingerprint(),
+        "output": f"tasks/{spec.dir_name()}",
+    }
+    return {**row, **extra}
 
 
 class TaskRun:
@@ -96,11 +131,14 @@ class TaskRun:
         )
         agent_seconds = time.monotonic() - self.started
         self._check_stopped()
+        failed = (self.tally.result or {}).get("exit_reason") == "error"
+        if failed and not self.ctx.server_answers():
+            raise ServerDown()
         (self.dir / "changes.diff").write_text(self.copy.changes(self.dir / "snapshot.index"))
         check = None
-        if self.spec.check:
+        if self.spec.check and not (failed and self.tally.replies == 0):  # no reply: nothing to check
             if self.spec.check_files is not None:
-                shutil.copytree(self.spec.check_files, workspace, dirs_exist_ok=True, symlinks=True)
+                place_files(self.spec.check_files, workspace)
             check = self._shell(self.spec.check, workspace, self.dir / "check.log")
             self._check_stopped()
         return self._agent_row(agent, check, agent_seconds)
@@ -143,33 +181,25 @@ class TaskRun:
     def _row(self, status: str, **extra: Any) -> dict[str, Any]:
         t, result = self.tally, self.tally.result or {}
         usage = result.get("usage") or {}
-        row: dict[str, Any] = {
-            "id": self.spec.id,
-            "status": status,
-            "passed": status == "passed",
-            "exit_reason": None,
-            "exit_code": None,
-            "check_passed": None,
-            "iterations": result.get("iterations", t.iteration),
-            "prompt_tokens": usage.get("prompt_tokens", 0),
-            "completion_tokens": usage.get("completion_tokens", 0),
-            "cached_tokens": usage.get("cached_tokens"),
-            "wall_seconds": round(time.monotonic() - self.started, 3),
-            "tool_calls": t.calls,
-            "tool_errors": t.tool_errors,
-            "malformed_calls": t.malformed,
-            "unparsed_calls": t.unparsed,
-            "refused_calls": t.refused,
-            "calls_from_text": t.calls_from_text,
-            "mode": t.mode,
-            "fell_back": t.fell_back,
-            "model": result.get("model"),
-            "error": None,
-            "task_hash": self.spec.fingerprint(),
-            "output": str(self.dir.relative_to(self.ctx.settings.output_dir)),
-        }
-        row.update(extra)
-        return row
+        return blank_row(
+            self.spec,
+            status,
+            iterations=result.get("iterations", t.iteration),
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
+            cached_tokens=usage.get("cached_tokens"),
+            wall_seconds=round(time.monotonic() - self.started, 3),
+            tool_calls=t.calls,
+            tool_errors=t.tool_errors,
+            malformed_calls=t.malformed,
+            unparsed_calls=t.unparsed,
+            refused_calls=t.refused,
+            calls_from_text=t.calls_from_text,
+            mode=t.mode,
+            fell_back=t.fell_back,
+            model=result.get("model"),
+            **extra,
+        )
 
     def _clean_up(self) -> None:
         """Keep the agent's session and trace; remove the copy unless asked to keep it."""

@@ -1,10 +1,12 @@
 """The tasks file of a batch (TASKS.jsonl): one task per line, checked strictly before anything runs.
 
-A line is `{"id", "workspace", "task", "check"?, "setup"?, "network"?, "check_files"?}`. A relative
-workspace (or `check_files` folder) is relative to the tasks file. `setup` and `check` run in the
-sandbox, the task's copy writable and the network off unless `"network": true`; `check_files` is a
-folder whose contents are copied into the copy just before the check (hidden tests the agent never
-saw). Unknown keys, missing keys, wrong types, bad JSON, a workspace that is not a directory and
+A line is `{"id", "workspace", "task", "check"?, "setup"?, "network"?, "check_files"?, "shared"?}`.
+A relative workspace (or `check_files` folder) is relative to the tasks file. `setup` and `check`
+run in the sandbox, the task's copy writable and the network off unless `"network": true`;
+`check_files` is a folder whose contents are copied into the copy just before the check (hidden
+tests the agent never saw). `"shared": true` says the workspace and check_files are on storage every
+Ray node mounts at the same path (`--ray`): the node copies them from there instead of receiving an
+archive. Unknown keys, missing keys, wrong types, bad JSON, a workspace that is not a directory and
 duplicate ids are errors that name the line; all of them are reported at once.
 """
 
@@ -13,12 +15,16 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 REQUIRED = ("id", "workspace", "task")
-OPTIONAL = ("check", "setup", "network", "check_files")
+OPTIONAL = ("check", "setup", "network", "check_files", "shared")
+FLAGS = ("network", "shared")  # the keys that are true or false
+UNHASHED = ("line", "shared")  # where a task is, not what it is: no part of its fingerprint
 MAX_ERRORS = 20
 
 
@@ -36,10 +42,11 @@ class TaskSpec:
     line: int = 0
     network: bool = False  # setup and check may use the network
     check_files: Path | None = None  # copied into the workspace just before the check
+    shared: bool = False  # workspace and check_files are on storage every Ray node mounts
 
     def fingerprint(self) -> str:
         """Changes when the task's text, workspace, check or setup change (a stale result is noticed)."""
-        data = {k: str(v) for k, v in asdict(self).items() if k != "line" and v not in (None, False)}
+        data = {k: str(v) for k, v in asdict(self).items() if k not in UNHASHED and v not in (None, False)}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def dir_name(self) -> str:
@@ -103,15 +110,15 @@ def parse_line(raw: str, number: int, base: Path) -> TaskSpec:
         raise TasksError(f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}")
     for key, value in data.items():
         optional_null = key in OPTIONAL and value is None
-        if key == "network":
+        if key in FLAGS:
             if not isinstance(value, bool):
-                raise TasksError(f"'network' must be true or false, got {json.dumps(value)[:60]}")
+                raise TasksError(f"{key!r} must be true or false, got {json.dumps(value)[:60]}")
         elif not optional_null and (not isinstance(value, str) or (key in REQUIRED and not value.strip())):
             raise TasksError(f"{key!r} must be a non-empty string, got {json.dumps(value)[:60]}")
     workspace = _folder(base, data["workspace"], "workspace")
     files = _folder(base, data["check_files"], "check_files") if data.get("check_files") else None
     return TaskSpec(data["id"], workspace, data["task"], data.get("check"), data.get("setup"), number,
-                    bool(data.get("network")), files)  # fmt: skip
+                    bool(data.get("network")), files, bool(data.get("shared")))  # fmt: skip
 
 
 def _folder(base: Path, value: str, key: str) -> Path:
@@ -121,12 +128,51 @@ def _folder(base: Path, value: str, key: str) -> Path:
     return path
 
 
-def parse_shard(value: str) -> tuple[int, int]:
-    """`I/N` (1 <= I <= N) -> (I, N); ValueError with a sentence otherwise."""
+def parse_shard(value: str, env: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """`I/N` (1 <= I <= N) -> (I, N); `auto` or `auto/N`: this machine's index from a SLURM job array
+    or a Kubernetes indexed Job (`env`: the environment). ValueError with a sentence otherwise."""
+    auto = re.fullmatch(r"\s*auto\s*(?:/\s*(\d+)\s*)?", value)
+    if auto:
+        return _auto_shard(int(auto.group(1)) if auto.group(1) else None, os.environ if env is None else env)
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)
     if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise ValueError(f"--shard must be I/N with 1 <= I <= N (e.g. 2/4), got {value!r}")
+        raise ValueError(f"--shard must be I/N with 1 <= I <= N (e.g. 2/4), or auto, got {value!r}")
     return int(match.group(1)), int(match.group(2))
+
+
+def _auto_shard(count: int | None, env: Mapping[str, str]) -> tuple[int, int]:
+    """SLURM: SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT; Kubernetes:
+    JOB_COMPLETION_INDEX, of the N in `auto/N` (the Job's completions: Kubernetes does not export it)."""
+    if "SLURM_ARRAY_TASK_ID" in env:
+        names = ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT")
+        try:
+            task_id, low, total = (int(env[name]) for name in names)
+        except (KeyError, ValueError):
+            raise ValueError(f"--shard auto: {', '.join(names)} must all be set to numbers") from None
+        if count is not None and count != total:
+            raise ValueError(f"--shard auto/{count}: the SLURM job array has {total} tasks")
+        index, count, source = task_id - low, total, "the SLURM job array"
+    elif "JOB_COMPLETION_INDEX" in env:
+        if count is None:
+            raise ValueError(
+                "--shard auto in a Kubernetes indexed Job needs the count: --shard auto/N, N the Job's "
+                "completions"
+            )
+        try:
+            index, source = int(env["JOB_COMPLETION_INDEX"]), "JOB_COMPLETION_INDEX"
+        except ValueError:
+            raise ValueError("--shard auto: JOB_COMPLETION_INDEX is not a number") from None
+    else:
+        raise ValueError(
+            "--shard auto reads SLURM_ARRAY_TASK_ID (a SLURM job array) or JOB_COMPLETION_INDEX (a "
+            "Kubernetes indexed Job), and neither is set: use --shard I/N"
+        )
+    if not 0 <= index < count or count < 1:
+        raise ValueError(
+            f"--shard auto: index {index} from {source} is not in 0..{count - 1} (an array with a step, "
+            "like --array=0-15:4? use --shard I/N)"
+        )
+    return index + 1, count
 
 
 def in_shard(task_id: str, shard: tuple[int, int] | None) -> bool:

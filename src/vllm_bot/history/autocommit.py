@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checkpoints import CheckpointStore, Turn, first_line
-from .gitrepo import BOT_IDENTITY, GitRepo, UserRepo, git_errors
-from .safegit import read_user_setting
+from .gitrepo import BOT_IDENTITY, GitRepo, UserRepo
+from .safegit import GitFailed, read_user_setting
 from .snapshot import changes
 
 CHUNK = 200
@@ -89,7 +89,7 @@ def _head_tree(repo: GitRepo, head: str | None) -> str:
         return repo.run(
             "rev-parse", "--verify", "-q", f"{head}^{{tree}}" if not prefix else f"{head}:{prefix}"
         ).strip()
-    except git_errors()[0]:
+    except GitFailed:
         return empty  # the workspace's folder is new
 
 
@@ -170,7 +170,7 @@ def _sync_user_index(user: UserRepo, paths: list[str]) -> None:
         present = {r.split("\t", 1)[1] for r in records}
         entries = [_index_info(r) for r in records]
         entries += [f"0 {'0' * 40}\t{path}" for path in chunk if path not in present]
-        feed = "".join(f"{entry}\0" for entry in entries).encode()
+        feed = "".join(f"{entry}\0" for entry in entries).encode("utf-8", "surrogateescape")
         user.runner.run_bytes("update-index", "-z", "--index-info", stdin=feed)
 
 

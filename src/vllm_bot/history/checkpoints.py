@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..statedir import atomic_write
-from .gitrepo import REF_ROOT, GitRepo, git_errors
+from .gitrepo import REF_ROOT, GitRepo
+from .safegit import GIT_ERRORS
 from .sessions import first_line, newest_first
 from .snapshot import Snapshot, delete_refs, set_ref, take_snapshot, write_tree
 
@@ -105,7 +106,7 @@ class CheckpointStore:
             self._warm.start()
 
     def _fill_index(self) -> None:
-        with contextlib.suppress(*git_errors(), OSError):  # the real snapshot will report it
+        with contextlib.suppress(*GIT_ERRORS, OSError):  # the real snapshot will report it
             write_tree(self.repo, self.index)
 
     def _ready(self) -> None:

@@ -75,11 +75,11 @@ def _git_failure(store: Any) -> Iterator[None]:
     """A failed git command becomes one clear sentence (and, for a session of an earlier version,
     how to restore by hand) instead of a traceback."""
     from ..errors import UserFacingError
-    from .gitrepo import git_errors
+    from .safegit import GitFailed
 
     try:
         yield
-    except git_errors()[0] as e:
+    except GitFailed as e:
         hint = store.ledger.earlier_hint()
         raise UserFacingError(
             f"git failed: {str(e).splitlines()[0]}" + (f"\n{hint}" if hint else "")

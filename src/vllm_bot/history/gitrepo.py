@@ -20,17 +20,7 @@ from pathlib import Path
 
 from ..errors import UserFacingError
 from ..statedir import STATE_DIR_NAME, atomic_write
-from .safegit import (
-    GitFailed,
-    GitMissing,
-    GitPlace,
-    GitRunner,
-    base_env,
-    execute,
-    find_user_repo,
-    read_user_setting,
-)
-from .safegit import git_errors as git_errors
+from .safegit import GitFailed, GitMissing, GitPlace, GitRunner, find_user_repo, read_user_setting, run_git
 
 REF_ROOT = "refs/vllm-bot/checkpoints"
 DEFAULT_MAX_FILE_MB = 50
@@ -188,7 +178,7 @@ def _init_store(git_dir: Path, workspace: Path) -> None:
         return
     git_dir.mkdir(parents=True, exist_ok=True)
     # No template: nothing of the system's (sample hooks, info/exclude) is copied in.
-    execute(["git", "init", "-q", "--bare", "--template=", str(git_dir)], base_env(), workspace)
+    run_git(workspace, "init", "-q", "--bare", "--template=", str(git_dir))
 
 
 def _write_config(git_dir: Path, place: GitPlace | None) -> None:

@@ -1,24 +1,38 @@
 """The agent's own git: every command it runs for itself (checkpoints, undo, diff, auto-commit, the
-banner's status) goes through `GitRunner`, so none runs code from a repository's config.
+banner's status, batch's copies) runs through a GitPython `Git` pinned so that none runs code from a
+repository's config or from the environment.
 
-A runner is pinned to one repository when it is made: explicit GIT_DIR, work tree and common dir,
-GIT_CEILING_DIRECTORIES, no system or global config, and an environment built from scratch (the
-user's GIT_* variables never reach it). Every command gets, as command-line config (which beats every
-file and counts as protected config), `safe.bareRepository=explicit`, no hooks, no fsmonitor, no
-pager, editor, askpass, ssh command, credential helper, gpg program, external diff, transport or
-auto-gc; and, read from the repository's config just before each command (includes followed), every
-key there that names a program is overridden too: `filter.*.clean/smudge/process`,
-`diff.*.textconv/command`, `merge.*.driver`, `pager.*`, `credential.*.helper`, `gpg.*.program`,
-`remote.*.uploadpack/receivepack/vcs`. Only plumbing and read-only porcelain are run through it.
+GitPython is imported with the first command, never at start-up, and its import runs nothing (it
+would run whatever GIT_PYTHON_GIT_EXECUTABLE names); then `git.refresh` pins the git on PATH by its
+absolute path. GitPython starts each git from our environment with the `Git` object's laid over it;
+`_exact_popen` gives git the object's environment alone, so the user's GIT_CONFIG (which moves what
+`git config --list` reads), GIT_EXEC_PATH or GIT_CONFIG_PARAMETERS never reach it.
+
+A `Git` object is pinned to one repository: explicit GIT_DIR, work tree and common dir,
+GIT_CEILING_DIRECTORIES, no system or global config, an environment built from scratch, and as its
+persistent `-c` options (command-line config beats every file and counts as protected config)
+`safe.bareRepository=explicit`, no hooks, no fsmonitor, no pager, editor, askpass, ssh command,
+credential helper, gpg program, external diff, transport or auto-gc. Every key of the repository's
+config that names a program, read just before each command (includes followed), is overridden too:
+`filter.*.clean/smudge/process`, `diff.*.textconv/command`, `merge.*.driver`, `pager.*`,
+`credential.*.helper`, `gpg.*.program`, `remote.*.uploadpack/receivepack/vcs`; through
+GIT_CONFIG_COUNT, since a `-c` cannot name a key with `=` in it (`filter.a=b.clean`). Only plumbing
+and read-only porcelain are run through it.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
+import shutil
 import subprocess
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from ..statedir import is_stand_in
 
@@ -63,6 +77,11 @@ _SWITCHES = re.compile(r"(filter\..+\.required|pager\..+)", re.IGNORECASE)  # ov
 _KEPT_ENV = ("PATH", "HOME", "TZ", "TMPDIR", "SYSTEMROOT")
 _USER_CONFIG_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")
 
+_PYTHON_ENV = ("GIT_PYTHON_GIT_EXECUTABLE", "GIT_PYTHON_REFRESH", "GIT_PYTHON_TRACE")  # read by `import git`
+_EXACT_ENV: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("git_env", default=None)
+_LOADING = threading.Lock()
+_gitpython: ModuleType | None = None
+
 
 class GitFailed(Exception):
     """A git command exited non-zero (or timed out); `stderr` says why."""
@@ -78,9 +97,7 @@ class GitMissing(Exception):
     """git is not installed."""
 
 
-def git_errors() -> tuple[type[Exception], type[Exception]]:
-    """(a git command failed, git is missing)."""
-    return (GitFailed, GitMissing)
+GIT_ERRORS = (GitFailed, GitMissing)
 
 
 @dataclass(frozen=True)
@@ -113,51 +130,82 @@ def base_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def with_config(env: dict[str, str], pairs: list[tuple[str, str]]) -> dict[str, str]:
-    """`env` plus `pairs` as command-line config (GIT_CONFIG_COUNT/KEY_n/VALUE_n)."""
-    out = {k: v for k, v in env.items() if not k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
-    for i, (key, value) in enumerate(pairs):
-        out[f"GIT_CONFIG_KEY_{i}"] = key
-        out[f"GIT_CONFIG_VALUE_{i}"] = value
-    out["GIT_CONFIG_COUNT"] = str(len(pairs))
-    return out
+def _exact_popen(
+    command: str | Sequence[Any], env: Mapping[str, str] | None = None, **kwargs: Any
+) -> subprocess.Popen[Any]:
+    """GitPython's Popen: a git of ours gets exactly the environment `execute` set."""
+    exact = _EXACT_ENV.get()
+    return subprocess.Popen(command, env=env if exact is None else exact, **kwargs)
+
+
+def _load_gitpython() -> ModuleType:
+    """GitPython, imported without running anything, with the git on PATH pinned by its path."""
+    global _gitpython
+    with _LOADING:
+        if _gitpython is not None:
+            return _gitpython
+        program = shutil.which("git")
+        if program is None:
+            raise GitMissing("git is not on PATH")
+        saved = {name: os.environ.pop(name) for name in _PYTHON_ENV if name in os.environ}
+        os.environ.update(GIT_PYTHON_GIT_EXECUTABLE=os.devnull, GIT_PYTHON_REFRESH="quiet")
+        try:
+            import git
+        finally:
+            for name in _PYTHON_ENV:
+                os.environ.pop(name, None)
+            os.environ.update(saved)
+        if not hasattr(git.cmd, "safer_popen"):  # where `execute` starts git; named so since 3.1.41
+            raise GitMissing(f"GitPython {git.__version__} cannot run git with its own environment")
+        git.cmd.safer_popen = _exact_popen
+        token = _EXACT_ENV.set(base_env())
+        try:
+            git.refresh(program)  # runs `<program> version`
+        except git.GitCommandNotFound as e:
+            raise GitMissing(str(e)) from None
+        finally:
+            _EXACT_ENV.reset(token)
+        _gitpython = git
+        return git
+
+
+def pinned_git(cwd: Path, env: dict[str, str]) -> Any:
+    """A GitPython `Git` in `cwd`: the forced keys as its persistent `-c` options, `env` (built from
+    scratch) as its whole environment."""
+    git = _load_gitpython().Git(cwd)
+    git.set_persistent_git_options(c=[f"{key}={value}" for key, value in FORCED_CONFIG])
+    git.update_environment(**env)
+    return git
 
 
 def execute(
-    argv: list[str],
-    env: dict[str, str],
-    cwd: Path,
-    stdin: bytes | None = None,
+    git: Any, args: list[str], extra: dict[str, str] | None = None, stdin: bytes | None = None,
     timeout: float = GIT_TIMEOUT,
-) -> str:
-    """Run git; stdout as text. Raises GitFailed / GitMissing."""
-    return execute_bytes(argv, env, cwd, stdin, timeout).decode("utf-8", "surrogateescape")
-
-
-def execute_bytes(
-    argv: list[str],
-    env: dict[str, str],
-    cwd: Path,
-    stdin: bytes | None = None,
-    timeout: float = GIT_TIMEOUT,
-) -> bytes:
-    """Run git; stdout as bytes. Raises GitFailed / GitMissing."""
+) -> bytes:  # fmt: skip
+    """`git <args>` through a pinned `Git`, `extra` added to its environment; stdout as bytes.
+    Raises GitFailed / GitMissing. The timeout is ours: GitPython's runs `pgrep` or `ps`."""
+    token = _EXACT_ENV.set({**git.environment(), **(extra or {})})
     try:
-        proc = subprocess.run(
-            argv,
-            cwd=cwd,
-            env=env,
-            input=stdin if stdin is not None else b"",
-            capture_output=True,
-            timeout=timeout,
-        )
-    except FileNotFoundError as e:
+        process = getattr(git, args[0])(*args[1:], as_process=True, istream=subprocess.PIPE)
+    except _load_gitpython().GitCommandNotFound as e:
         raise GitMissing(str(e)) from None
+    finally:
+        _EXACT_ENV.reset(token)
+    try:
+        out, err = process.communicate(stdin or b"", timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise GitFailed(argv, None, f"timed out after {timeout:.0f} s") from None
-    if proc.returncode != 0:
-        raise GitFailed(argv, proc.returncode, proc.stderr.decode("utf-8", "replace"))
-    return proc.stdout
+        process.kill()
+        process.communicate()
+        raise GitFailed(["git", *args], None, f"timed out after {timeout:.0f} s") from None
+    if process.returncode != 0:
+        raise GitFailed(["git", *args], process.returncode, err.decode("utf-8", "replace"))
+    return out  # type: ignore[no-any-return]
+
+
+def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = GIT_TIMEOUT) -> str:
+    """One git command outside a pinned repository (`env`: base_env()'s); stdout as text."""
+    git = pinned_git(cwd, env if env is not None else base_env())
+    return execute(git, list(args), timeout=timeout).decode("utf-8", "surrogateescape")
 
 
 class GitRunner:
@@ -165,85 +213,43 @@ class GitRunner:
 
     def __init__(self, place: GitPlace) -> None:
         self.place = place
+        pinned = {"GIT_DIR": str(place.git_dir), "GIT_WORK_TREE": str(place.work_tree)}
+        pinned["GIT_CEILING_DIRECTORIES"] = str(place.work_tree.parent)
+        if place.common_dir is not None:
+            pinned["GIT_COMMON_DIR"] = str(place.common_dir)
+        self.git = pinned_git(place.work_tree, base_env(pinned))
         self._listed: tuple[tuple[bytes, ...], list[tuple[str, str]]] | None = None
 
-    def _config_files(self) -> tuple[bytes, ...] | None:
-        """The bytes of every config file git reads here (system and global are off); None when one
-        includes others, whose place and contents only git itself works out."""
-        place = self.place
-        paths = [(place.common_dir or place.git_dir) / "config", place.git_dir / "config.worktree"]
-        contents = []
-        for path in paths:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                data = b""
-            if b"include" in data.lower():
-                return None
-            contents.append(data)
-        return tuple(contents)
-
-    def pinned_env(self) -> dict[str, str]:
-        place = self.place
-        env = {
-            "GIT_DIR": str(place.git_dir),
-            "GIT_WORK_TREE": str(place.work_tree),
-            "GIT_CEILING_DIRECTORIES": str(place.work_tree.parent),
-        }
-        if place.common_dir is not None:
-            env["GIT_COMMON_DIR"] = str(place.common_dir)
-        return base_env(env)
-
     def overrides(self) -> list[tuple[str, str]]:
-        """The forced keys plus an override for every key of the repository's config (and what it
-        includes) that names a program, read now: what the next command will read."""
-        files = self._config_files()
-        if files is not None and self._listed is not None and self._listed[0] == files:
-            return self._listed[1]  # the same files: the same keys
-        env = with_config(self.pinned_env(), list(FORCED_CONFIG))
-        if files is None:
-            self._check_includes()
+        """An override for every key of the repository's config (and what it includes) that names a
+        program, read now: what the next command will read."""
+        place = self.place
+        configs = [(place.common_dir or place.git_dir) / "config", place.git_dir / "config.worktree"]
         try:
-            listed = execute(
-                ["git", "config", "--list", "--name-only", "--includes", "-z"],
-                env,
-                self.place.work_tree,
-                timeout=LIST_TIMEOUT,
-            )
+            files = tuple(path.read_bytes() if path.is_file() else b"" for path in configs)
+        except OSError:
+            files = ()  # unreadable: listed again each time
+        if self._listed and self._listed[0] == files and b"include" not in b"".join(files).lower():
+            return self._listed[1]  # the same files, including no others: the same keys
+        problem = blocking_include(configs)
+        if problem:
+            raise GitFailed(["git", "config"], None, problem)
+        try:
+            listed = self.run_bytes("config", "--list", "--name-only", "--includes", "-z", overrides=[])
         except GitFailed:
-            listed = ""  # no readable config: git will not read one either (or fail the same way)
-        pairs = list(FORCED_CONFIG)
-        for key in dict.fromkeys(filter(None, listed.split("\0"))):
+            listed = b""  # no readable config: git will not read one either (or fail the same way)
+        pairs = []
+        for key in dict.fromkeys(filter(None, listed.decode("utf-8", "surrogateescape").split("\0"))):
             if _SWITCHES.fullmatch(key):
                 pairs.append((key, "false"))
             elif _EXECUTING.fullmatch(key):
                 pairs.append((key, ""))
-        if files is not None:
-            self._listed = (files, pairs)
+        self._listed = (files, pairs)
         return pairs
 
-    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
-        return with_config({**self.pinned_env(), **(extra or {})}, self.overrides())
-
-    def _check_includes(self) -> None:
-        place = self.place
-        configs = [(place.common_dir or place.git_dir) / "config", place.git_dir / "config.worktree"]
-        problem = blocking_include(configs)
-        if problem:
-            raise GitFailed(["git", "config"], None, problem)
-
-    def run(
-        self,
-        *args: str,
-        index: Path | None = None,
-        env: dict[str, str] | None = None,
-        stdin: bytes | None = None,
-        timeout: float = GIT_TIMEOUT,
-    ) -> str:
-        """One git command from the top of the work tree; `index` points GIT_INDEX_FILE elsewhere."""
-        return self.run_bytes(*args, index=index, env=env, stdin=stdin, timeout=timeout).decode(
-            "utf-8", "surrogateescape"
-        )
+    def run(self, *args: str, **options: Any) -> str:
+        """`run_bytes`, with stdout as text."""
+        return self.run_bytes(*args, **options).decode("utf-8", "surrogateescape")
 
     def run_bytes(
         self,
@@ -252,12 +258,15 @@ class GitRunner:
         env: dict[str, str] | None = None,
         stdin: bytes | None = None,
         timeout: float = GIT_TIMEOUT,
+        overrides: list[tuple[str, str]] | None = None,
     ) -> bytes:
-        """`run`, with stdout as bytes (packs)."""
-        extra = dict(env or {})
-        if index is not None:
-            extra["GIT_INDEX_FILE"] = str(index)
-        return execute_bytes(["git", *args], self.env(extra), self.place.work_tree, stdin, timeout)
+        """One git command from the top of the work tree; `index` points GIT_INDEX_FILE elsewhere."""
+        extra = {**(env or {}), **({"GIT_INDEX_FILE": str(index)} if index is not None else {})}
+        pairs = self.overrides() if overrides is None else overrides
+        for i, (key, value) in enumerate(pairs):  # GIT_CONFIG_COUNT: any key, `=` in it or not
+            extra |= {f"GIT_CONFIG_KEY_{i}": key, f"GIT_CONFIG_VALUE_{i}": value}
+        extra["GIT_CONFIG_COUNT"] = str(len(pairs))
+        return execute(self.git, list(args), extra, stdin, timeout)
 
 
 MAX_INCLUDE_DEPTH = 10  # git's own limit on nested includes
@@ -297,12 +306,10 @@ def _include_paths(config: Path) -> list[Path]:
     does: `~/` from HOME, relative to the including file's directory. Read outside any repository:
     inside one, git would read that repository's whole config (includes and all) first."""
     try:
-        out = execute(
-            ["git", "config", "--file", str(config), "--no-includes", "-z", "--get-regexp", INCLUDE_KEYS],
-            base_env({"GIT_CEILING_DIRECTORIES": "/"}),
-            Path("/"),
-            timeout=LIST_TIMEOUT,
-        )
+        out = run_git(
+            Path("/"), "config", "--file", str(config), "--no-includes", "-z", "--get-regexp", INCLUDE_KEYS,
+            env=base_env({"GIT_CEILING_DIRECTORIES": "/"}), timeout=LIST_TIMEOUT,
+        )  # fmt: skip
     except GitFailed:
         return []  # no include (exit 1), or a file git cannot read either
     paths = []
@@ -321,16 +328,13 @@ def find_user_repo(workspace: Path) -> GitPlace | None:
     dot_git = workspace / ".git"
     own = os.path.lexists(dot_git) and not is_stand_in(dot_git)  # not the sandbox's empty stand-in
     extra = {"GIT_DIR": str(dot_git)} if own else {}
-    env = with_config(base_env(extra), list(FORCED_CONFIG))
     if extra and blocking_include([dot_git / "config", dot_git / "config.worktree"]):
         return None  # unusable as it stands; the runner says why if it is ever pinned to it
     try:
-        out = execute(
-            ["git", "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"],
-            env,
-            workspace,
-            timeout=LIST_TIMEOUT,
-        )
+        out = run_git(
+            workspace, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel",
+            env=base_env(extra), timeout=LIST_TIMEOUT,
+        )  # fmt: skip
     except GitFailed:
         return None
     lines = out.splitlines()
@@ -350,8 +354,6 @@ def read_user_setting(place: GitPlace | None, key: str) -> str:
         if name in os.environ:
             env[name] = os.environ[name]
     try:
-        return execute(
-            ["git", "config", "--get", key], env, place.work_tree if place else Path.home()
-        ).strip()
-    except (GitFailed, GitMissing):
+        return run_git(place.work_tree if place else Path.home(), "config", "--get", key, env=env).strip()
+    except GIT_ERRORS:
         return ""

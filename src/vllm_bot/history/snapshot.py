@@ -18,7 +18,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gitrepo import GitRepo, git_errors
+from .gitrepo import GitRepo
+from .safegit import GitFailed
 
 UNREADABLE_MARK = "unable to index file"
 SCRATCH_PREFIXES = ("undo-", "commit-")  # short-lived index files of undo and auto-commit
@@ -61,10 +62,12 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
     try:
         repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
-    except git_errors()[0] as e:
-        stderr = str(getattr(e, "stderr", ""))
-        if UNREADABLE_MARK in stderr:
-            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(stderr))
+    except GitFailed as e:
+        empty = [f":(exclude,literal){path}" for path in empty_repositories(repo.top)]
+        if UNREADABLE_MARK in e.stderr:
+            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(e.stderr))
+        elif empty:  # `git init sub` without a commit: git cannot add it; skipped like any nested one
+            repo.run("add", "-A", "--ignore-errors", "--", *pathspec, *empty, index=index)
         else:
             # The index is only our cache: a copied index git cannot use (split index, newer format)
             # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
@@ -72,6 +75,33 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
                 stale.unlink(missing_ok=True)
             repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
     return repo.run("write-tree", index=index).strip(), skipped
+
+
+def empty_repositories(top: Path) -> list[str]:
+    """Nested repositories below `top` whose HEAD names no commit yet (read from their files: no git is
+    run in a repository the model may have made), relative to `top`."""
+    from ..safety.sandbox.paths import nested_repositories
+
+    found = []
+    for folder in nested_repositories(top)[0]:
+        head = folder / ".git" / "HEAD"
+        try:
+            ref = head.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue  # a `.git` file (a worktree, a submodule) or no HEAD: not an empty repository
+        name = ref.removeprefix("ref:").strip()
+        if ref.startswith("ref:") and not (folder / ".git" / name).exists() and not _packed(folder, name):
+            found.append(os.path.relpath(folder, top))
+    return found
+
+
+def _packed(folder: Path, ref: str) -> bool:
+    try:
+        return any(
+            line.endswith(" " + ref) for line in (folder / ".git" / "packed-refs").read_text().splitlines()
+        )
+    except OSError:
+        return False
 
 
 def large_new_files(repo: GitRepo, untracked: list[str]) -> list[tuple[str, int]]:
@@ -125,7 +155,7 @@ def _tracked_by_user(repo: GitRepo, paths: list[str]) -> set[str]:
     rel = {os.path.relpath(prefix / p, top): p for p in paths}
     try:
         listed = repo.user.run("ls-files", "-z", "--", *(f":(literal){r}" for r in rel))
-    except git_errors()[0]:
+    except GitFailed:
         return set()
     return {rel[r] for r in filter(None, listed.split("\0")) if r in rel}
 

@@ -17,7 +17,8 @@ from ..config import Config
 from ..conversation import Conversation, UserMessage
 from ..events import Emit, Event, IterationStarted, Notice, TaskFinished
 from .checkpoints import CheckpointStore, prune_sessions
-from .gitrepo import GitUnavailable, git_errors, open_repo
+from .gitrepo import GitUnavailable, open_repo
+from .safegit import GIT_ERRORS
 from .session_recorder import SessionRecorder
 from .sessions import LoadedSession, SessionLog, find_session, first_line, new_session_id, sessions_dir
 
@@ -75,7 +76,7 @@ class History:
         except GitUnavailable as e:
             self.unavailable = str(e)
             return None
-        except (*git_errors(), OSError) as e:  # type: ignore[misc]
+        except (*GIT_ERRORS, OSError) as e:
             self.unavailable = f"checkpoints are off: git failed ({first_line(str(e), 200)})"
             return None
         return CheckpointStore(repo, self.state_dir, session_id)
@@ -128,7 +129,7 @@ class History:
             return None
         try:
             return action(self.store)
-        except (*git_errors(), OSError) as e:  # type: ignore[misc]
+        except (*GIT_ERRORS, OSError) as e:
             tail = f"; {consequence}" if consequence else ""
             self.emit(Notice("warning", f"checkpoint failed: {first_line(str(e), 200)}{tail}"))
             return None

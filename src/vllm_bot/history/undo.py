@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .autocommit import unwind
 from .checkpoints import CheckpointStore, Turn
-from .gitrepo import git_errors
+from .safegit import GitFailed
 from .snapshot import Change, Snapshot, changes, set_ref
 
 CHUNK = 200  # paths per checkout-index call (stays far below the argument-length limit)
@@ -160,11 +160,11 @@ def ignored(store: CheckpointStore, paths: list[str]) -> list[str]:
     """Which of `paths` the ignore rules on disk now ignore."""
     if not paths:
         return []
-    feed = "".join(p + "\0" for p in paths).encode()
+    feed = "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")  # names git gave us
     try:
         text = store.repo.run("check-ignore", "--no-index", "-z", "--stdin", stdin=feed)
-    except git_errors()[0] as e:
-        if getattr(e, "status", None) == 1:  # none of them is ignored
+    except GitFailed as e:
+        if e.status == 1:  # none of them is ignored
             return []
         raise
     return [p for p in text.split("\0") if p]

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..calls import AssistantTurn, ToolResult
 from ..config import ContextConfig
-from ..conversation import Conversation, ToolResults, UserMessage
+from ..conversation import Conversation, ToolResults, UserMessage, summary_block, task_list
 from .tokens import TokenCounter
 
 MIN_OUTPUT_TOKENS = 256
@@ -311,7 +311,7 @@ def summarize_old_turns(
     old = entries[first_task + 1 : stop]
     if not old:
         return 0
-    summary = summarize(render_transcript(old, max_chars)).strip()
+    summary = summarize(render_transcript(old, max_chars)).strip() + summary_block(task_list(entries))
     latest_task = [e for e in old if isinstance(e, UserMessage) and e.kind == "task"][-1:]
     replacement: list[Any] = [
         UserMessage("Summary of the work so far (earlier messages were compacted):\n" + summary, "summary")

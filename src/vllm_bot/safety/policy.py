@@ -45,7 +45,11 @@ __all__ = [
 ]
 
 Decision = Literal["allow", "ask", "deny"]
-DEFAULT_TOOL_KINDS: dict[str, str] = {"read": "read", "write": "edit", "edit": "edit", "exec": "exec"}
+DEFAULT_TOOL_KINDS: dict[str, str] = {
+    "read": "read", "write": "edit", "edit": "edit", "exec": "exec",
+    # issue 37's tools change nothing of the user's: the task list, the plan shown, a read-only sub-agent
+    "update_plan": "read", "present_plan": "read", "delegate": "read",
+}  # fmt: skip
 
 # Tools whose second word names what they do (`git commit`, `npm test`): a grant covers both words.
 # `python -m NAME` granted like the tool NAME itself; any other module is an interpreter (`-m runpy`,
@@ -93,6 +97,8 @@ def decide(
     kind = tool_kind(call.name, tool_kinds)
     if kind == "read":
         return Verdict("allow", "it only reads")
+    if mode == "plan" and kind in ("edit", "exec"):
+        return _decide_plan(call, kind, sandboxed, workspace)
     if kind == "edit":
         return _decide_edit(call, mode, grants, rule)
     if kind == "exec":
@@ -122,6 +128,33 @@ def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants, rule: Rule 
     if unusual:
         return Verdict("ask", unusual)
     return Verdict("allow", f"{mode} mode")
+
+
+def _decide_plan(call: ToolCall, kind: str, sandboxed: bool, workspace: str | PurePath | None) -> Verdict:
+    """Plan mode: nothing in the workspace changes. Commands run in a sandbox whose workspace is
+    read-only (a kernel fact, so any command may run); without one, only those judged read-only."""
+    if kind == "edit":
+        return Verdict("deny", PLAN_MODE_EDIT)
+    command = call.arguments.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return Verdict("deny", "there is no command to run")
+    line = parse_line(command)
+    danger = destructive_reason(line) or git_removal_risk(line, workspace).deny
+    if danger:
+        return Verdict("deny", danger)
+    if sandboxed:
+        return Verdict("allow", "plan mode: the workspace is read-only in the sandbox")
+    not_read_only = judge_line(line)
+    if not_read_only is None:
+        return Verdict("allow", "plan mode: a read-only command")
+    return Verdict("deny", f"{PLAN_MODE_NO_SANDBOX} ({not_read_only})")
+
+
+PLAN_MODE_EDIT = (
+    "plan mode is on: nothing in the workspace changes until the user approves your plan. Explore, "
+    "then call present_plan with the plan"
+)
+PLAN_MODE_NO_SANDBOX = "plan mode without a sandbox runs only commands judged read-only, and this one is not"
 
 
 def unusual_path_reason(path: object) -> str | None:

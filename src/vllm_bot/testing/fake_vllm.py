@@ -26,7 +26,9 @@ A request beyond the script, or one whose history breaks the tool-call/result pa
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import ssl
 import threading
 import time
@@ -121,6 +123,7 @@ class FakeVLLM:
         self.connections = 0  # TCP connections accepted: a client that keeps its connection alive opens one
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
+        self._open: set[socket.socket] = set()  # connections being served (kept alive between requests)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -136,11 +139,17 @@ class FakeVLLM:
         return self
 
     def stop(self) -> None:
+        """Stop like a server that dies: no new connections, and the open ones cut."""
         self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
+        with self._lock:
+            open_ = list(self._open)
+        for conn in open_:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
 
     def __enter__(self) -> FakeVLLM:
         return self.start()
@@ -271,7 +280,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.fake.connections += 1
+        with self.fake._lock:
+            self.fake.connections += 1
+            self.fake._open.add(self.connection)
+
+    def finish(self) -> None:
+        with self.fake._lock:
+            self.fake._open.discard(self.connection)
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -70,6 +70,41 @@ TOOL_DEFINITIONS: list[dict[str, Any]] = [
 ]
 
 
+# Ways of working on a large task (issue 37), offered by the session when config and mode say so (off,
+# they cost no tokens): the task list, plan mode's way out, and read-only sub-agents.
+STEP = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string"},
+        "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+    },
+    "required": ["text", "status"],
+    "additionalProperties": False,
+}
+UPDATE_PLAN = _tool(
+    "update_plan",
+    "Keep a short task list for a task of 3 or more steps; send the whole list each time it changes.",
+    {"steps": {"type": "array", "items": STEP, "description": "Every step, at most one in_progress."}},
+    ["steps"],
+)
+PRESENT_PLAN = _tool(
+    "present_plan",
+    "Plan mode: show the user your plan (Markdown) for approval. Nothing may change before they approve.",
+    {"plan": {"type": "string", "description": "The plan: what to change, where and how to check it."}},
+    ["plan"],
+)
+DELEGATE = _tool(
+    "delegate",
+    "Send a read-only sub-agent to explore (read files, run commands) and answer a question; you get "
+    "only its short answer. Use it for searches that would fill your context.",
+    {
+        "task": {"type": "string", "description": "What to find out, and what the answer must contain."},
+        "files": {"type": "array", "items": {"type": "string"}, "description": "Where to start looking."},
+    },
+    ["task"],
+)
+
+
 def tool_names(definitions: list[dict[str, Any]]) -> list[str]:
     return [d["function"]["name"] for d in definitions]
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..safety.sandbox.limits import CommandLimits
 
 Handler = Callable[..., ToolResult]
-CONTEXT_PARAMS = ("on_output", "cancel", "deadline")  # keyword-only extras a handler may declare
+CONTEXT_PARAMS = ("on_output", "cancel", "deadline", "call_id")  # keyword-only extras a handler may declare
 _VERBS = {"read": "read", "write": "write", "edit": "edit", "exec": "run a command in"}
 # The built-in tools and their previews, "module:function" in this package; each module is imported
 # when its tool is first called (or previewed), as the session's first request needs none of them.
@@ -119,7 +119,7 @@ class ToolExecutor:
             arguments = normalize_arguments(definition, args)
         except ArgumentError as e:
             return ToolResult(call_id, name, "error", str(e))
-        extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline}
+        extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline, "call_id": call_id}
         accepted = self._extras.get(name)
         if accepted is None:  # its first call (or a handler put into `handlers` directly)
             accepted = self._extras[name] = _keyword_extras(handler)
@@ -137,6 +137,15 @@ class ToolExecutor:
             message = describe_os_error(e, _VERBS.get(name, "use"), self.context.display)
             return ToolResult(call_id, name, "error", message)
         return dataclasses.replace(result, tool_call_id=call_id, name=name)
+
+    def prefetch(self, calls: list[ToolCall]) -> None:
+        """Before a turn's calls run in order: a handler that can start its calls ahead (`prefetch`,
+        e.g. several delegate calls at once) is handed those of its tool that arrived well-formed."""
+        for name, handler in self.handlers.items():
+            start = getattr(handler, "prefetch", None)
+            mine = [c for c in calls if c.name == name and not c.error]
+            if start is not None and mine:
+                start(mine)
 
     def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult:
         """`execute` for a parsed call; a call that arrived broken (metadata error) is not run."""

@@ -14,7 +14,17 @@ from rich.text import Text
 from .batch_view import duration, finished_line, status_text
 
 RUNNING_SHOWN = 8
-STYLES = {"passed": "green", "failed": "red", "error": "bold red", "timeout": "yellow", "crashed": "bold red"}
+STYLES = {
+    "passed": "green",
+    "failed": "red",
+    "check_failed": "red",
+    "error": "bold red",
+    "crashed": "bold red",
+    "setup_failed": "bold red",
+    "timeout": "yellow",
+    "loop_guard": "yellow",
+    "max_iterations": "yellow",
+}
 
 
 class BatchLive:
@@ -37,7 +47,7 @@ class BatchLive:
         done_before = snap["done"] - len(finished)
         for i, row in enumerate(finished[self.shown :], self.shown + 1):
             line = Text(finished_line(row, done_before + i, snap["total"]))
-            line.stylize(STYLES.get(row["status"], ""), 0, len(line))
+            line.stylize(STYLES.get(row.get("outcome", row["status"]), ""), 0, len(line))
             self.live.console.print(line)
         self.shown = len(finished)
         self.snap = snap

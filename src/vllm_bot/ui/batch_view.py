@@ -29,9 +29,20 @@ def duration(seconds: float | None) -> str:
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
+def paused_text(paused: dict[str, Any]) -> str:
+    """ "PAUSED: the server has not answered for 42 s · next try in 8 s · gives up in 14m18s"."""
+    return (
+        f"PAUSED: the server has not answered for {duration(paused['seconds'])} · next try in "
+        f"{duration(paused['retry_in'])} · gives up in {duration(paused['gives_up_in'])}"
+    )
+
+
 def status_text(snap: dict[str, Any]) -> str:
-    """ "done 12/40 · running 4 · failed 2 · ETA 3m10s · 412 tokens/s (server) · prefix cache 78%"."""
+    """ "done 12/40 · running 4 · failed 2 · ETA 3m10s · 412 tokens/s (server) · prefix cache 78%", led
+    by the pause while the server is away."""
+    paused = [paused_text(snap["paused"])] if snap.get("paused") else []
     parts = [
+        *paused,
         f"done {snap['done']}/{snap['total']}",
         f"running {len(snap['running'])}",
         f"failed {snap['failed']}",
@@ -46,8 +57,9 @@ def status_text(snap: dict[str, Any]) -> str:
 
 def finished_line(row: dict[str, Any], done: int, total: int) -> str:
     tokens = row.get("prompt_tokens", 0) + row.get("completion_tokens", 0)
+    label = row.get("outcome", row["status"])
     line = (
-        f"[{done}/{total}] {row['status']:<12} {safe_text(str(row['id']), keep_newlines=False)} · "
+        f"[{done}/{total}] {label:<12} {safe_text(str(row['id']), keep_newlines=False)} · "
         f"{row.get('iterations') or 0} iterations · {tokens:,} tokens · {row.get('wall_seconds') or 0:.1f} s"
     )
     return line + (
@@ -75,7 +87,7 @@ class BatchLog:
         for i, row in enumerate(finished[self.shown :], self.shown + 1):
             self._print(finished_line(row, done_before + i, snap["total"]))
         self.shown = len(finished)
-        if snap["running"] and time.monotonic() - self.last_status >= STATUS_EVERY:
+        if (snap["running"] or snap.get("paused")) and time.monotonic() - self.last_status >= STATUS_EVERY:
             self.last_status = time.monotonic()
             self._print(status_text(snap))
 

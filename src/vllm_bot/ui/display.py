@@ -22,6 +22,13 @@ def shown_output(text: str) -> str:
     return safe_text(clean_terminal_text(text))
 
 
+WORKFLOW_TITLES = {
+    "delegate": "Delegate: ",
+    "update_plan": "Update the task list",
+    "present_plan": "Present the plan",
+}
+
+
 def call_title(call: ToolCall) -> str:
     """One line saying what a call does: `Read app.py (lines 10-59)`, `$ pytest -q`."""
     args = call.arguments
@@ -43,6 +50,8 @@ def call_title(call: ToolCall) -> str:
         return f"Edit {path}" + (" (every occurrence)" if args.get("replace_all") is True else "")
     if call.name == "exec":
         return "$ " + safe_text(str(args.get("command", "")))
+    if call.name in WORKFLOW_TITLES:
+        return WORKFLOW_TITLES[call.name] + safe_text(str(args.get("task", "")), keep_newlines=False)
     shown = json.dumps(args, ensure_ascii=False)
     return f"{call.name} {safe_text(shown if len(shown) <= 200 else shown[:200] + '…', keep_newlines=False)}"
 

@@ -26,7 +26,7 @@ def run_headless(session: Any, task: str, output_format: str = "text", out: Text
     try:
         session.start()
         session.mcp.sync(wait=True)
-        task = session.with_mentions(task)
+        task = session.task_message(task)
         with session.agent.cancel.sigint():
             outcome = session.agent.run(task)
     except UserFacingError as e:

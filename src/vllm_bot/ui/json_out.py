@@ -20,6 +20,7 @@ from ..events import (
     ModeSwitched,
     Notice,
     SessionStarted,
+    SubagentEvent,
     TaskFinished,
     ToolCallFinished,
     ToolOutput,
@@ -48,6 +49,14 @@ def summarize_result(text: str) -> str:
     return clip(line, SUMMARY_CHARS)
 
 
+def usage_dict(usage: Usage | None) -> dict[str, Any]:
+    return {
+        "prompt_tokens": usage.prompt_tokens if usage else 0,
+        "completion_tokens": usage.completion_tokens if usage else 0,
+        "cached_tokens": usage.cached_tokens if usage else None,
+    }
+
+
 class ResultCollector:
     """Consumer that gathers what the final result object reports."""
 
@@ -60,6 +69,7 @@ class ResultCollector:
         self.finished: TaskFinished | None = None
         self.iterations = 0  # so far: a task ended by an error has no TaskFinished
         self.usage: Usage | None = None  # the task's tokens so far
+        self.subagents: list[dict[str, Any]] = []  # each delegate call's sub-agent, as it ended
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, SessionStarted):
@@ -86,6 +96,12 @@ class ResultCollector:
             self.notices.append({"level": event.level, "message": event.message})
         elif isinstance(event, TaskFinished):
             self.finished = event
+        elif isinstance(event, SubagentEvent) and isinstance(event.event, TaskFinished):
+            done = event.event
+            self.subagents.append(
+                {"call_id": event.call_id, "reason": done.reason, "iterations": done.iterations,
+                 "usage": usage_dict(done.usage)}
+            )  # fmt: skip
 
     def result(
         self, *, error: str | None = None, exit_code: int | None = None, reason: str = "error"
@@ -107,14 +123,11 @@ class ResultCollector:
             "error": error,
             "model": self.model,
             "function_calling": self.function_calling,
-            "usage": {
-                "prompt_tokens": usage.prompt_tokens if usage else 0,
-                "completion_tokens": usage.completion_tokens if usage else 0,
-                "cached_tokens": usage.cached_tokens if usage else None,
-            },
+            "usage": usage_dict(usage),
             "tool_calls": self.calls,
             "notices": self.notices,
             "duration_seconds": round(time.monotonic() - self.started, 3),
+            **({"subagents": self.subagents} if self.subagents else {}),
         }
 
 

@@ -8,11 +8,15 @@ import json
 import sys
 from typing import TextIO
 
+from ..agent.planning import PlanChoice
 from ..calls import ToolCall
 from ..events import (
     Event,
+    ModeChanged,
     ModeSwitched,
     Notice,
+    PlanUpdated,
+    SubagentEvent,
     TaskFinished,
     TextDelta,
     ToolCallFinished,
@@ -23,6 +27,7 @@ from ..safety.approval import Answer
 from ..safety.grants import GrantScope
 from .banner import BannerInfo
 from .display import call_title, clip, safe_text
+from .plan_prompt import task_count, task_lines
 from .recap import RecapPart, plain_lines
 from .status import StatusLine
 
@@ -65,6 +70,16 @@ class PlainUI:
             status = "failed" if event.result.is_error else "ok"
             shown = clip(safe_text(first[0]), RESULT_CHARS, REST_IS_IN) if first else ""
             self._err(f"   {event.call.name} {status}: {shown}")
+        elif isinstance(event, PlanUpdated):
+            self._err(
+                "\n".join(
+                    [f"Task list ({task_count(event.steps)}):", *("  " + t for t in task_lines(event.steps))]
+                )
+            )
+        elif isinstance(event, ModeChanged):
+            self._err(f"Approval mode: {event.mode}.")
+        elif isinstance(event, SubagentEvent):
+            self._subagent(event)
         elif isinstance(event, ModeSwitched):
             self._err(f"note: function calling is off for this session: {event.reason}\n      {event.hint}")
         elif isinstance(event, Notice):
@@ -78,6 +93,14 @@ class PlainUI:
     def _err(self, text: str) -> None:
         self.err.write(text + "\n")
         self.err.flush()
+
+    def _subagent(self, wrapped: SubagentEvent) -> None:
+        """A sub-agent's calls, one line each, under its delegate call."""
+        event = wrapped.event
+        if isinstance(event, ToolCallStarted):
+            self._err(f"   ↳ {describe_call(event.call.name, event.call.arguments)}")
+        elif isinstance(event, TaskFinished):
+            self._err(f"   ↳ sub-agent: {event.reason} after {event.iterations} requests")
 
     # -- the front-end interface the session uses -----------------------------------------------
 
@@ -116,6 +139,22 @@ class PlainUI:
 
     def debug_stream(self) -> TextIO:
         return self.err
+
+    def choose_plan(self, plan: str) -> PlanChoice:
+        """The plan, then the question as a typed line (plan mode)."""
+        from .approval_prompt import parse_answer
+        from .plan_prompt import QUESTION, plan_choice
+
+        self._err("Plan:\n" + safe_text(plan))
+        while True:
+            self.err.write(QUESTION)
+            self.err.flush()
+            try:
+                answer = parse_answer(input())
+            except EOFError:
+                return PlanChoice(None)
+            if answer is not None:
+                return plan_choice(answer)
 
     def confirm(
         self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None

@@ -25,11 +25,13 @@ from ..prompts import load_template, render
 from ..tools.listing import SKIP_DIRS
 from . import is_terminal
 from .banner import menu_rows
+from .plan_prompt import task_lines
 from .recap import come_back_hint, recap
 from .slash.core import ExitSession
 from .slash.registry import SlashCommand, StartTask, UnknownCommand, dispatch, load_all
 
 PROMPT = "> "
+PLAN_TOOLBAR = " plan mode: nothing changes until you approve a plan (Shift-Tab: next mode)"
 EXIT_HINT = "(press Ctrl-C again to exit, or Ctrl-D; /exit also works)"
 MAX_PATH_COMPLETIONS = 200
 _COMMAND_LINE = re.compile(r"/[a-z][\w-]*(\s|$)")
@@ -107,19 +109,34 @@ def _completer(workspace: Path) -> Any:
 
 
 class PromptReader:
-    """prompt_toolkit input for a terminal; `expand` is what Ctrl-O runs (above the prompt)."""
+    """prompt_toolkit input for a terminal; `expand` is what Ctrl-O runs and `cycle` what Shift-Tab
+    runs (above the prompt); `tasks` and `mode` say what shows above and below the input."""
 
-    def __init__(self, history: Path, workspace: Path, expand: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        history: Path,
+        workspace: Path,
+        expand: Callable[[], None] = lambda: None,
+        cycle: Callable[[], object] = lambda: None,
+        tasks: Callable[[], list[str]] = list,
+        mode: Callable[[], str] = lambda: "",
+    ) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
         if not history.exists():
             history.touch(mode=0o600)  # what people type can be private
+        self.tasks = tasks
 
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history)),
             completer=_completer(workspace),
-            key_bindings=_key_bindings(expand),
+            key_bindings=_key_bindings(expand, cycle),
+            bottom_toolbar=lambda: (
+                " plan mode: nothing changes until you approve a plan (Shift-Tab: next mode)"
+                if mode() == "plan"
+                else None
+            ),
             multiline=True,
             complete_while_typing=True,
             prompt_continuation=lambda width, line_number, soft_wrap: ". ".rjust(width),
@@ -128,10 +145,11 @@ class PromptReader:
     def read(self, default: str = "") -> str:
         """One message; `default` is already typed (what was typed while the last task ran)."""
         rows = self.prompt.output.get_size().rows
-        return self.prompt.prompt(PROMPT, default=default, reserve_space_for_menu=menu_rows(rows))
+        above = "".join(line + "\n" for line in self.tasks())  # the task list, while steps are open
+        return self.prompt.prompt(above + PROMPT, default=default, reserve_space_for_menu=menu_rows(rows))
 
 
-def _key_bindings(expand: Callable[[], None]) -> Any:
+def _key_bindings(expand: Callable[[], None], cycle: Callable[[], object] = lambda: None) -> Any:
     from prompt_toolkit.application import run_in_terminal
     from prompt_toolkit.key_binding import KeyBindings
 
@@ -156,6 +174,10 @@ def _key_bindings(expand: Callable[[], None]) -> Any:
     @kb.add("c-o")
     def _expand(event: Any) -> None:
         run_in_terminal(expand)
+
+    @kb.add("s-tab")
+    def _cycle(event: Any) -> None:
+        run_in_terminal(cycle)  # ask → auto-edit → full-auto → plan, said above the prompt
 
     @kb.add("c-c")
     def _interrupt(event: Any) -> None:
@@ -250,7 +272,7 @@ class Repl:
                 self.session.reconnect()  # after an offline start: try the server again
                 self.session.mcp.sync(wait=True)
                 self.session.refresh_instructions()
-                text = self.session.with_mentions(text)
+                text = self.session.task_message(text)
                 with agent.cancel.sigint():
                     finished = agent.run(text).reason != "interrupted"
             except KeyboardInterrupt:
@@ -315,12 +337,26 @@ class Repl:
             self.queued = []
 
 
+def open_tasks(steps: list[dict[str, str]]) -> list[str]:
+    """The task list above the input, while any step is not done."""
+    if not steps or all(step.get("status") == "completed" for step in steps):
+        return []
+    return [f"  {line}" for line in task_lines(steps)]
+
+
 def run_repl(session: Any, reader_factory: Callable[[Any], Any] | None = None) -> int:
     """The interactive session until /exit, Ctrl-D or a confirmed Ctrl-C."""
     if reader_factory is not None:
         reader = reader_factory(session)
     elif is_terminal():
-        reader = PromptReader(session.state_dir / "history", session.workspace, session.front.expand)
+        reader = PromptReader(
+            session.state_dir / "history",
+            session.workspace,
+            session.front.expand,
+            cycle=session.workflow.cycle,
+            tasks=lambda: open_tasks(session.front.tasks),
+            mode=lambda: session.gate.mode,
+        )
     else:
         reader = LineReader()
     try:

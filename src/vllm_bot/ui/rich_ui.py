@@ -13,23 +13,26 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, RenderableType
 from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
 
+from ..agent.planning import PlanChoice
 from ..calls import ToolCall, ToolResult
 from ..config import UiConfig
 from ..doctor.report import wrap_hanging
 from ..events import (
     Event,
     FirstToken,
+    ModeChanged,
     ModeSwitched,
     Notice,
+    PlanUpdated,
     ReasoningDelta,
     RequestStarted,
+    SubagentEvent,
     TaskFinished,
     TextDelta,
     ToolCallFinished,
@@ -39,8 +42,8 @@ from ..events import (
 )
 from ..safety.approval import Answer
 from ..safety.grants import GrantScope
-from .approval_prompt import CHOSEN, approval_view, menu_answer, menu_choice, menu_lines, typed_answer
-from .banner import HINT, SHORT_HINT, BannerInfo, may_shorten, menu_rows
+from . import rich_blocks
+from .banner import BannerInfo
 from .display import (
     MarkdownStream,
     TailBuffer,
@@ -97,6 +100,7 @@ class RichUI:
         self._folded: tuple[str, str] | None = None  # the last output shown folded: (title, all of it)
         self._markdown = MarkdownStream()
         self._started: dict[str, ToolCall] = {}
+        self.tasks: list[dict[str, str]] = []  # the model's task list, shown above the input
         self._handlers: dict[type, Callable[[Any], None]] = {
             RequestStarted: self._request,
             FirstToken: self._first_token,
@@ -109,6 +113,9 @@ class RichUI:
             Notice: self._notice,
             ModeSwitched: self._mode_switched,
             TaskFinished: self._task_finished,
+            PlanUpdated: self._plan_updated,
+            ModeChanged: lambda e: self.say(f"Approval mode: {e.mode}."),
+            SubagentEvent: self._subagent,
         }
 
     def __call__(self, event: Event) -> None:
@@ -295,6 +302,21 @@ class RichUI:
         if event.hint:
             self._print(Text(event.hint, style="dim"))
 
+    def _plan_updated(self, event: PlanUpdated) -> None:
+        self._end_reply()
+        self.tasks = event.steps
+        rich_blocks.task_list(self, event.steps)
+
+    def _subagent(self, event: SubagentEvent) -> None:
+        """A sub-agent's calls, one line each, folded under its delegate call."""
+        inner = event.event
+        if isinstance(inner, ToolCallStarted):
+            self._print(Text("    ↳ " + call_title(inner.call), style="dim"))
+        elif isinstance(inner, TaskFinished):
+            self._print(
+                Text(f"    ↳ sub-agent {inner.reason} after {inner.iterations} requests", style="dim")
+            )
+
     def _task_finished(self, event: TaskFinished) -> None:
         self._end_reply()
         self._started.clear()
@@ -306,27 +328,7 @@ class RichUI:
     # -- the front-end interface the session uses -----------------------------------------------
 
     def banner(self, info: BannerInfo) -> None:
-        """The banner; on a terminal too short for all of it (80x24) its rows are cut to one line each,
-        never what the sandbox does not cover, so the title stays on the screen."""
-        title = Text("vLLM Bot", style="bold cyan")
-        if info.label:
-            title += Text("  ") + Text(f" {info.label} ", style="bold reverse yellow")
-        offline = [
-            Text(wrap_hanging(ln, self.console.width), style="bold red") for ln in info.offline_lines()
-        ]
-        height = self.console.size.height
-        for compact in (False, True):
-            grid = Table.grid(padding=(0, 2))
-            grid.add_column(style="dim")
-            grid.add_column()
-            for label, value in info.rows():
-                cut = compact and may_shorten(label, value)
-                grid.add_row(label, Text(value, no_wrap=cut, overflow="ellipsis" if cut else None))
-            hint = SHORT_HINT if compact or len(HINT) > self.console.width else HINT
-            banner = Group(title, grid, *offline, Text(hint, style="dim"))
-            if len(self.console.render_lines(banner, pad=False)) + 1 + menu_rows(height) <= height:
-                break
-        self._print(banner)
+        rich_blocks.banner(self, info)
 
     def say(self, text: str) -> None:
         """A line for the user; a long one wraps under its last column (a doctor row's detail)."""
@@ -356,30 +358,12 @@ class RichUI:
         no and what to do instead; Esc: no), or a typed answer when keys cannot be read. Keys typed
         ahead wait meanwhile: the menu reads its own."""
         with self.typing.paused() if self.typing is not None else contextlib.nullcontext():
-            return self._confirm(call, preview, reason, scope)
+            return rich_blocks.confirm(self, call, preview, reason, scope)
 
-    def _confirm(self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None) -> Answer:
-        self._end_reply()
-        view = approval_view(call, preview, reason, scope)
-        self._print(Text("? ", style="bold yellow") + Text(view.title, style="bold"))
-        self._print(Text(f"  ({view.reason})", style="dim"))
-        if view.command is not None:
-            self._print(Text("  $ ", style="dim") + Text(view.command, style="bold"))
-        if view.summary:
-            self._print(Text("  " + view.summary))
-        if view.diff:
-            self._print_diff(view.diff)
-        if view.text:
-            self._print(Text(view.text, style="dim"))
-        if self.read_key is None:
-            if view.always_note:
-                self._print(Text("  " + view.always_note, style="dim"))
-            return typed_answer(self.ask)
-        for line in menu_lines(scope):
-            self._print(Text("  " + line))
-        choice = menu_choice(self.read_key)
-        self._print(Text(f"  → {CHOSEN[choice]}", style="dim"))
-        return menu_answer(choice, self.ask)
+    def choose_plan(self, plan: str) -> PlanChoice:
+        """Plan mode's question (rich_blocks.py)."""
+        with self.typing.paused() if self.typing is not None else contextlib.nullcontext():
+            return rich_blocks.choose_plan(self, plan)
 
     def debug_stream(self) -> RichUI:
         """The DEBUG log's stream: this UI, whose `write` prints lines dimmed through the console."""

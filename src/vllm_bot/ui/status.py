@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 from ..events import (
     Event,
+    PlanUpdated,
     ReasoningDelta,
     RequestStarted,
     SessionStarted,
+    SubagentEvent,
     TaskFinished,
     TextDelta,
     TurnFinished,
@@ -84,6 +86,9 @@ class TaskStats:
             self.context_window = event.context_window or self.context_window
         elif isinstance(event, SessionStarted):
             self.context_window = event.context_window or self.context_window
+        elif isinstance(event, SubagentEvent) and isinstance(event.event, UsageReported):
+            self.prompt_tokens += event.event.usage.prompt_tokens  # a sub-agent's tokens count too
+            self.completion_tokens += event.event.usage.completion_tokens
 
     def reset(self) -> None:
         self.prompt_tokens = self.completion_tokens = self.requests = self.streamed_chars = 0
@@ -105,8 +110,11 @@ class StatusLine:
     stats: TaskStats = field(default_factory=TaskStats)
     extras: list[StatusField] = field(default_factory=list)
     last: str | None = None
+    tasks: str | None = None  # the task list's count, `tasks 3/7` (kept across tasks)
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, PlanUpdated):
+            self.tasks = f"tasks {event.done}/{len(event.steps)}" if event.steps else None
         if isinstance(event, TaskFinished):
             self.last = self.text()
             self.stats.reset()
@@ -123,6 +131,8 @@ class StatusLine:
             parts.append(f"{speed:.1f} tok/s")
         if s.context_used is not None and s.context_window:
             parts.append(context_share(s.context_used, s.context_window))
+        if self.tasks:
+            parts.append(self.tasks)
         for extra in self.extras:
             value = extra()
             if value:
@@ -145,4 +155,6 @@ class StatusLine:
         parts.append(out)
         if s.last_context is not None and s.context_window:
             parts.append(context_share(s.last_context, s.context_window))
+        if self.tasks:
+            parts.append(self.tasks)
         return " · ".join(parts)

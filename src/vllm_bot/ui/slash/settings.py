@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
-from ...config import ApprovalMode
 from ..display import columns
 from ..status import short_count
 from .registry import command
-
-APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
 
 
 def _on_off(session: Any, arg: str, what: str, current: bool) -> bool | None:
@@ -73,17 +70,29 @@ def _tokens(session: Any, arg: str) -> None:
     session.say(session.telemetry.summary())
 
 
-@command("approval", "Show or set the approval mode", "ask|auto-edit|full-auto")
+@command("approval", "Show or set the approval mode (Shift-Tab cycles)", "ask|auto-edit|full-auto|plan")
 def _approval(session: Any, arg: str) -> None:
-    if arg not in APPROVAL_MODES:
-        session.say(f"Approval mode: {session.gate.mode}. Use /approval {'|'.join(APPROVAL_MODES)}.")
+    modes = session.workflow.modes
+    if arg not in modes:
+        session.say(f"Approval mode: {session.gate.mode}. Use /approval {'|'.join(modes)}.")
         session.say(
             "  ask: confirm every write, edit and command; auto-edit: file changes run (absolute, .. or ~ "
-            "paths ask), commands ask (read-only ones run when sandboxed); full-auto: nothing asks."
+            "paths ask), commands ask (read-only ones run when sandboxed); full-auto: nothing asks; "
+            "plan: nothing in the workspace changes until you approve the model's plan."
         )
         return
-    session.gate.mode = arg
-    session.say(f"Approval mode: {arg}.")
+    session.workflow.set_mode(arg, "/approval")
+
+
+@command("plan", "Plan mode: the model explores read-only and presents a plan for you to approve", "on|off")
+def _plan(session: Any, arg: str) -> None:
+    if "plan" not in session.workflow.modes:
+        session.say("Plan mode is turned off in config (agent.plan_mode).")
+        return
+    leaving = arg.strip() == "off" or (not arg.strip() and session.gate.mode == "plan")
+    configured = session.config.agent.approval
+    back = configured if configured != "plan" else "auto-edit"
+    session.workflow.set_mode(back if leaving else "plan", "/plan")
 
 
 @command("debug", "Log each step and keep a raw trace", "on|off")

@@ -1,0 +1,3 @@
+"""ledger: plain-text accounting."""
+
+__version__ = "0.9.0"
