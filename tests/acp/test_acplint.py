@@ -41,7 +41,7 @@ def test_acplint_passes_every_check_that_follows_the_protocols_schema(tmp_path):
         runner = ConformanceRunner(agent_command=agent_command(server.base_url), cwd=str(ws), timeout=30)
         report = runner.run_all()
     outcomes = {r.name: (r.status, r.message) for r in report.results}
-    assert len(outcomes) >= 40, outcomes
+    assert len(outcomes) == 45, outcomes
     failed = {name: message for name, (status, message) in outcomes.items() if status != Status.PASS}
     assert set(failed) == set(NOT_THE_SPEC), failed
     assert "Input should be '1' (got 1)" in failed["initialize_v1"]

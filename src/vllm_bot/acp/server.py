@@ -180,6 +180,7 @@ class AcpAgent:
             raise invalid(str(e)) from None
         if not text.strip():
             raise invalid("the prompt is empty: send some text")
+        session.cancelled = False  # a cancel that came after the last prompt had ended
         self.running.add(session_id)
         try:
             stop = await self._work(lambda: session.prompt(self.worker, text))
@@ -191,8 +192,8 @@ class AcpAgent:
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
-        if session is not None and session_id in self.running:
-            self.worker.interrupt(session)  # Ctrl-C: the task ends with stop reason "cancelled"
+        if session is not None and session_id in self.running and not self.worker.interrupt(session):
+            session.cancelled = True  # still waiting for another session's prompt: it will not start
 
     # -- modes and config options ---------------------------------------------------------------------
 

@@ -84,6 +84,7 @@ class AcpSession:
         self.session = session
         self.front = front
         self.id = front.session_id
+        self.cancelled = False  # cancelled before its prompt started
 
     @classmethod
     def open(
@@ -117,6 +118,9 @@ class AcpSession:
         """Run `text` as one task; the ACP stop reason. A user-facing error (server unreachable)
         propagates, with the conversation kept consistent for the next prompt."""
         agent = self.session.agent
+        if self.cancelled:
+            self.cancelled = False
+            return "cancelled"
         self.front.begin_turn()
         try:
             with worker.task(self, agent.cancel):
