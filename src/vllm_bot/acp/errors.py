@@ -9,7 +9,7 @@ from acp import RequestError
 
 from ..cliargs import UsageError
 from ..config import ConfigError
-from ..errors import EXIT_LIMIT, EXIT_USAGE, UserFacingError
+from ..errors import EXIT_USAGE, UserFacingError
 from ..history.sessions import SessionNotFound
 from ..prompts import PromptError
 
@@ -33,8 +33,6 @@ def request_error(e: BaseException) -> RequestError:
     if isinstance(e, UserFacingError):
         code = RESOURCE_NOT_FOUND if isinstance(e, SessionNotFound) else INTERNAL_ERROR
         return RequestError(code, f"vllm-bot: {e}", {"exitCode": e.exit_code})
-    if isinstance(e, KeyboardInterrupt):
-        return RequestError(INTERNAL_ERROR, "vllm-bot: interrupted", {"exitCode": EXIT_LIMIT})
     log.error("internal error", exc_info=e)
     return RequestError(INTERNAL_ERROR, f"vllm-bot: internal error: {type(e).__name__}: {e}")
 

@@ -29,7 +29,6 @@ from acp.schema import (
 )
 
 from .. import __version__
-from ..errors import UserFacingError
 from . import options
 from .content import PromptRefused, replay, takes_images, task_text
 from .errors import busy, invalid, no_session, request_error
@@ -104,10 +103,8 @@ class AcpAgent:
         """Run `job` on the worker thread; a user-facing error becomes the JSON-RPC error."""
         try:
             return await asyncio.wrap_future(self.worker.submit(job))
-        except (UserFacingError, PromptRefused) as e:
+        except Exception as e:  # errors of ours carry their message; anything else is logged
             raise request_error(e) from None
-        except Exception as e:
-            raise request_error(e) from e
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from ..errors import UserFacingError
+
 T = TypeVar("T")
 
 
@@ -59,8 +61,11 @@ class Worker:
     def _run(self, job: Callable[[], Any], future: concurrent.futures.Future[Any]) -> None:
         try:
             result = job()
-        except (Exception, KeyboardInterrupt) as e:  # the protocol thread turns it into an error reply
+        except Exception as e:  # the protocol thread turns it into an error reply
             future.set_exception(e)
+        except KeyboardInterrupt:  # a real Ctrl-C outside a task: the reply says so, and we stop
+            future.set_exception(UserFacingError("interrupted"))
+            raise
         else:
             future.set_result(result)
 
