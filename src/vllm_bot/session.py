@@ -228,7 +228,10 @@ class Session:
         role = message("subagent_role", words=str(config.delegate.answer_tokens * 3 // 4))
         prompt = dataclasses.replace(config.system_prompt, role=role)
         client = ModelClient(
-            config.vllm, system_prompt=SystemPrompts(prompt, str(self.workspace), ""), context=config.context
+            config.vllm,
+            system_prompt=SystemPrompts(prompt, str(self.workspace), ""),
+            trace=self.trace,
+            context=config.context,
         )
         client.use_model(self.client.model)
         client.models, client.profile = self.client.models, self.client.profile
