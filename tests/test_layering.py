@@ -51,7 +51,8 @@ MAY_IMPORT = {
     "demo": {"session", "ui", "testing"},
     "batch": {"model", "ui", "history", "safety"},
     "eval": {"batch", "ui", "safety"},
-    "app": {"session", "demo", "mcp", "history", "doctor", "batch", "eval"},
+    "acp": {"session", "agent", "ui", "safety", "tools", "history"},
+    "app": {"session", "demo", "mcp", "history", "doctor", "batch", "eval", "acp"},
 }
 # The shared vocabulary reads three pure-data modules of the wings (the tool declarations, for config
 # validation and the text-mode prompt; the MCP name rules, for config validation; the Claude-style

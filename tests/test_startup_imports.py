@@ -14,7 +14,7 @@ def test_help_imports_nothing_heavy():
         f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r}); sys.argv = ['vllm-bot', '--help']\n"
         "from vllm_bot.app import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = [m for m in ('openai', 'rich', 'prompt_toolkit', 'git', 'jsonschema', 'mcp', 'yaml') if m in sys.modules]\n"
+        "heavy = [m for m in ('openai', 'rich', 'prompt_toolkit', 'git', 'jsonschema', 'mcp', 'yaml', 'acp', 'vllm_bot.acp') if m in sys.modules]\n"
         "print('heavy:', heavy)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -83,3 +83,8 @@ def test_a_task_asks_the_model_before_it_imports_what_judges_or_runs_a_call(tmp_
         "vllm_bot.safety.sandbox.hits",
     )
     assert "loaded: []" in loaded_at_first_request(tmp_path, later)
+
+
+def test_a_headless_run_never_imports_the_acp_front_end(tmp_path):
+    """The editor front end and its SDK are `vllm-bot acp`'s alone (issue 38)."""
+    assert "loaded: []" in loaded_at_first_request(tmp_path, ("acp", "vllm_bot.acp"))

@@ -7,7 +7,6 @@ Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopp
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from .cliargs import (
     UsageError,
     connection_flags,
     function_calling_flags,
+    home_workspace,
     overrides_from,
     program_name,
     resolve_workspace,
@@ -41,6 +41,7 @@ COMMANDS = (
     ("batch", "many tasks at once, results as JSON lines", "batch tasks.jsonl --workers 8"),
     ("batch merge", "join the results of several machines", "batch merge out-1 out-2"),
     ("eval", "score this model and server on bundled tasks", "eval --modes native,text"),
+    ("acp", "be an editor's agent (Agent Client Protocol, stdio)", "acp --base-url URL"),
 )
 
 EXAMPLES = (
@@ -132,6 +133,7 @@ SUBCOMMANDS: dict[str, str] = {
     "batch": "vllm_bot.batch.cli:command",
     "batch merge": "vllm_bot.batch.cli:merge_command",  # two words: the longest match wins
     "eval": "vllm_bot.eval.cli:command",
+    "acp": "vllm_bot.acp.cli:command",
 }
 
 
@@ -189,21 +191,12 @@ def run_session(args: argparse.Namespace) -> int:
 
 def check_home_workspace(workspace: Path, *, allowed: bool, interactive: bool) -> None:
     """A workspace at $HOME or above it needs --allow-home, or a yes when a terminal can ask."""
-    home = Path(os.path.realpath(os.environ.get("HOME") or Path.home()))
-    if allowed or home == Path("/") or not home.is_relative_to(workspace):
-        return
-    where = "your home directory" if workspace == home else f"{workspace}, above your home directory"
     if interactive:
         from .session import ask_home
 
-        if ask_home(workspace, where):
-            return
-        raise UsageError("not started: run it in a project folder (cd into it), or pass --allow-home")
-    raise UsageError(
-        f"the workspace is {where}: everything in it would be the model's to read and change. Run it in a "
-        "project folder (cd into it, or --workspace DIR), or pass --allow-home to work there anyway (its "
-        "dotfiles and dot-folders stay out of reach)"
-    )
+        home_workspace(workspace, allowed=allowed, ask=ask_home)
+    else:
+        home_workspace(workspace, allowed=allowed)
 
 
 def guarded(action: Any, *, headless: bool) -> int:

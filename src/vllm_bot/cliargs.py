@@ -134,3 +134,21 @@ def resolve_workspace(value: str | None) -> Path:
     if not path.is_dir():
         raise UsageError(f"workspace {path} is not a directory")
     return path.resolve()
+
+
+def home_workspace(workspace: Path, *, allowed: bool, ask: Callable[[Path, str], bool] | None = None) -> None:
+    """A workspace at $HOME or above it needs --allow-home, or a yes from `ask(workspace, where)` (a
+    terminal's question); without either it is a usage error that says what to do."""
+    home = Path(os.path.realpath(os.environ.get("HOME") or Path.home()))
+    if allowed or home == Path("/") or not home.is_relative_to(workspace):
+        return
+    where = "your home directory" if workspace == home else f"{workspace}, above your home directory"
+    if ask is not None:
+        if ask(workspace, where):
+            return
+        raise UsageError("not started: run it in a project folder (cd into it), or pass --allow-home")
+    raise UsageError(
+        f"the workspace is {where}: everything in it would be the model's to read and change. Run it in a "
+        "project folder (cd into it, or --workspace DIR), or pass --allow-home to work there anyway (its "
+        "dotfiles and dot-folders stay out of reach)"
+    )

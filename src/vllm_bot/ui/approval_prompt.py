@@ -64,13 +64,25 @@ def always_note(scope: GrantScope) -> str:
     return f"always: run {covered} without asking for the rest of this session"
 
 
+def menu_labels(scope: GrantScope | None) -> dict[str, str]:
+    """The answers (choice -> label) in menu order; "no" is Esc in a terminal's menu. Every front end
+    that asks (the terminal, an editor over ACP) offers these."""
+    covered = f"{safe_text(str(scope), keep_newlines=False)} " if scope is not None else "this "
+    return {
+        "yes": "Yes",
+        "always": f"Yes, and don't ask again for {covered}this session",
+        "instead": "No, and tell it what to do instead",
+        "no": "No",
+    }
+
+
 def menu_lines(scope: GrantScope | None) -> list[str]:
     """The numbered answers, each with its key."""
-    covered = f"{safe_text(str(scope), keep_newlines=False)} " if scope is not None else "this "
+    labels = menu_labels(scope)
     return [
-        "1. Yes  (y)",
-        f"2. Yes, and don't ask again for {covered}this session  (a)",
-        "3. No, and tell it what to do instead  (n; Esc: just no)",
+        f"1. {labels['yes']}  (y)",
+        f"2. {labels['always']}  (a)",
+        f"3. {labels['instead']}  (n; Esc: just no)",
     ]
 
 
