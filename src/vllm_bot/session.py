@@ -240,7 +240,9 @@ class Session:
         agent_config = dataclasses.replace(
             config.agent, max_iterations=config.delegate.max_iterations, approval="plan"
         )
-        return Made(Agent(client, toolbox.executor, agent_config, emit, gate=gate), toolbox.close)
+        agent = Agent(client, toolbox.executor, agent_config, emit, gate=gate)
+        client.stop = agent.cancel.event  # Ctrl-C reaches its thread: the reply streaming stops
+        return Made(agent, toolbox.close)
 
     def with_mentions(self, text: str) -> str:
         """The user's message with the files (`@path`) and MCP resources (`@server:uri`) it mentions

@@ -187,3 +187,39 @@ def test_compaction_carries_the_task_list():
         isinstance(e, AssistantTurn) and e.tool_calls[0].name == "update_plan" for e in conversation.entries
     )
     assert task_list(conversation.entries) == STEPS
+
+
+def test_ctrl_c_stops_a_streaming_subagent_and_the_parent_hears_interrupted(ws: Path):
+    import signal
+    import time
+
+    long_text = " ".join(f"word{i}" for i in range(4000))
+    conversations = {
+        "explore": [Reply(calls=[Call("delegate", {"task": "SUB: read slowly"})])],
+        "SUB": [Reply(content=long_text, chunk_size=4, latency=0.05)],
+    }
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(ws.parent / "state"),
+        "XDG_CONFIG_HOME": str(ws.parent / "cfg"),
+    }
+    env.pop("DEBUG", None)
+    with FakeVLLM(conversations=conversations, strict=False) as server:
+        argv = [sys.executable, str(ROOT / "cli.py"), "--workspace", str(ws), "--base-url", server.base_url]
+        proc = subprocess.Popen(
+            [*argv, "-p", "explore", "--output-format", "stream-json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("SUB" in json.dumps(b) for b in server.requests):
+            time.sleep(0.1)
+        time.sleep(1.0)  # the sub-agent's reply is streaming
+        stopped_at = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - stopped_at
+    assert proc.returncode == 3, err
+    result = json.loads(out.splitlines()[-1])
+    assert result["exit_reason"] == "interrupted"
+    assert "Interrupted by the user" in result["tool_calls"][0]["summary"]
+    assert took < 20, f"the sub-agent kept streaming for {took:.0f} s"  # its 4,000 words take ~50 s

@@ -9,6 +9,7 @@ the request inside the context window (context.py) and retries a faltering serve
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ class ModelClient:
         compact_prompt: Callable[[], str] | None = None,
     ) -> None:
         self.config = config
+        self.stop: threading.Event | None = None  # a sub-agent's: when set, its streamed reply stops
         self.system_prompt = system_prompt
         self.function_calling = config.enable_function_calling
         self.fell_back = False
@@ -316,7 +318,7 @@ class ModelClient:
 
         try:
             waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
-            chunks = with_deadlines(stream, *waits, until)
+            chunks = with_deadlines(stream, *waits, until, self.stop)
             reply = consume(chunks, emit, self.trace.chunk if self.trace else None, definitions)
         finally:
             stream.close()

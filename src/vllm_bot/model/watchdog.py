@@ -30,10 +30,15 @@ class DeadlineReached(Exception):
 
 
 def with_deadlines(
-    stream: Any, first_timeout: float, idle_timeout: float, until: float | None = None
+    stream: Any,
+    first_timeout: float,
+    idle_timeout: float,
+    until: float | None = None,
+    abort: threading.Event | None = None,
 ) -> Iterator[Any]:
     """Yield the stream's items; raise StreamStalled when a deadline passes, DeadlineReached when the
-    clock passes `until` (time.monotonic), and re-raise reader errors."""
+    clock passes `until` (time.monotonic), KeyboardInterrupt as soon as `abort` is set (a sub-agent's
+    Ctrl-C: its thread gets no signal), and re-raise reader errors."""
     handoff: queue.Queue[Any] = queue.Queue()  # unbounded: the reader never blocks on an abandoned consumer
 
     def reader() -> None:
@@ -50,13 +55,17 @@ def with_deadlines(
     while True:
         timeout = first_timeout if first else idle_timeout
         left = None if until is None else until - time.monotonic()
+        wait = timeout if left is None else max(0.0, min(timeout, left))
         try:
-            item = handoff.get(timeout=timeout if left is None else max(0.0, min(timeout, left)))
+            item = _next(handoff, wait, abort)
         except queue.Empty:
             _close(stream)
             if left is not None and left < timeout:
                 raise DeadlineReached() from None
             raise StreamStalled(timeout, first) from None
+        except KeyboardInterrupt:
+            _close(stream)
+            raise
         if item is _END:
             return
         if isinstance(item, _Failure):
@@ -66,6 +75,24 @@ def with_deadlines(
             raise DeadlineReached()
         first = False
         yield item
+
+
+ABORT_POLL = 0.2  # seconds between looks at `abort` while waiting for the next chunk
+
+
+def _next(handoff: queue.Queue[Any], wait: float, abort: threading.Event | None) -> Any:
+    """The next item within `wait` seconds (queue.Empty after), or KeyboardInterrupt once `abort` is set."""
+    if abort is None:
+        return handoff.get(timeout=wait)
+    end = time.monotonic() + wait
+    while True:
+        if abort.is_set():  # a stream that never pauses is stopped between its chunks too
+            raise KeyboardInterrupt
+        try:
+            return handoff.get(timeout=max(0.0, min(ABORT_POLL, end - time.monotonic())))
+        except queue.Empty:
+            if time.monotonic() >= end:
+                raise
 
 
 class _Failure:
