@@ -246,18 +246,19 @@ def eval_data() -> list[Path]:
 
 
 def _show_list(home: Path, extra: Sequence[str], env: Mapping[str, str], workspace: Path) -> list[Path]:
-    """The folders under $HOME commands see read-only: toolchains, PATH, the agent's interpreter,
-    the tool venvs linked from the shown bin folders, and sandbox.visible_paths."""
-    if home == Path("/"):
-        return []
-    candidates = [home / rel for rel in VISIBLE_IN_HOME]
+    """The folders commands see read-only where they would see nothing (under $HOME, or under /tmp,
+    which is private to the sandbox): toolchains, PATH, the agent's interpreter and its own package
+    (what a batch or eval check runs with: `{python}` and the eval harness), the tool venvs linked
+    from the shown bin folders, and sandbox.visible_paths."""
+    candidates = [home / rel for rel in VISIBLE_IN_HOME] if home != Path("/") else []
     candidates += [Path(p) for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
-    candidates += [Path(sys.prefix), Path(sys.base_prefix)]
+    candidates += [Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1]]
     candidates += [_expand(e, workspace, home) for e in extra]
     shown: list[Path] = []
     for path in candidates:
         real = _real(path)
-        if real == home or not real.is_relative_to(home) or not real.exists() or real in shown:
+        in_home = home != Path("/") and real != home and real.is_relative_to(home)
+        if not (in_home or real.is_relative_to("/tmp")) or not real.exists() or real in shown:
             continue
         shown.append(real)
     for folder in [p for p in shown if p.name == "bin"]:

@@ -113,6 +113,10 @@ class Sandbox:
         args = ["--ro-bind", "/", "/", *kernelfs.dev_args(self._shm_size), *kernelfs.proc_args()]
         args += self._run_args()
         args += ["--bind", str(self.private_tmp()), "/tmp"]
+        # shown under the private /tmp: the agent's own interpreter or package, when a checkout is there
+        args += [
+            a for p in self.boundary.shown if p.is_relative_to("/tmp") for a in ("--ro-bind", str(p), str(p))
+        ]
         roots = list(self.boundary.roots)
         args += self._home_and_roots_args(roots)
         git_args, read_only_git = self._git_args(roots)
@@ -185,7 +189,7 @@ class Sandbox:
         args += ["--tmpfs", str(home)]
         if outer:
             args += _top_of_home(home, bind)
-        for shown in self.boundary.shown:
+        for shown in (p for p in self.boundary.shown if p.is_relative_to(home)):
             args += ["--ro-bind-try", str(shown), str(shown)]
         args += [arg for root in roots if root not in outer for arg in (bind, str(root), str(root))]
         return [*args, "--remount-ro", str(home)]
