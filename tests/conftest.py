@@ -1,5 +1,6 @@
 """Shared test set-up: import the package from src/ without installing it."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +10,15 @@ if str(SRC) not in sys.path:
 
 
 import pytest  # noqa: E402
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (pyproject's addopts): two workers per CPU, since most tests wait on a subprocess, a
+    server or a terminal more than they compute. PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return 2 * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture(autouse=True)

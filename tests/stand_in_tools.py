@@ -61,6 +61,7 @@ def agent_session(
     from vllm_bot.safety.approval import ApprovalGate
     from vllm_bot.statedir import workspace_state_dir
     from vllm_bot.ui import fanout
+    from vllm_bot.ui.recap import plain_lines
 
     config = Config()
     config.vllm.base_url = base_url
@@ -75,6 +76,7 @@ def agent_session(
         config=config, workspace=ws, state_dir=workspace_state_dir(ws), client=client, said=said
     )
     session.say = said.append
+    session.front = SimpleNamespace(recap=lambda parts: said.extend(plain_lines(parts)))
     session.consumers = [emit or ignore]
     session.emit = fanout(session.consumers)
     session.add_consumer = session.consumers.append

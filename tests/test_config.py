@@ -231,7 +231,7 @@ def _sections(tp, seen):
 
 def test_every_numeric_field_declares_its_range():
     from vllm_bot.config import Config
-    from vllm_bot.config_rules import RULE
+    from vllm_bot.config.rules import RULE
 
     seen: set = set()
     _sections(Config, seen)
@@ -255,7 +255,7 @@ def test_cli_rejects_loop_stop_after_0_with_exit_2(tmp_path):
 
 
 def test_the_defaults_file_is_the_checkouts_beside_cli_py_and_an_installed_package_has_none(tmp_path):
-    from vllm_bot.config_layers import defaults_file
+    from vllm_bot.config.layers import defaults_file
 
     assert defaults_file() == ROOT / "config.json"  # the tests run from the checkout
     # The package as installed: lib/python3.X/site-packages/vllm_bot, no cli.py anywhere above it. A
@@ -266,13 +266,13 @@ def test_the_defaults_file_is_the_checkouts_beside_cli_py_and_an_installed_packa
     )
     (site.parent / "config.json").write_text('{"nonsense": 1}')
     env = {**os.environ, "PYTHONPATH": str(site), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
-    code = "import vllm_bot.config_layers as c; print(c.__file__); print(c.defaults_file())"
+    code = "import vllm_bot.config.layers as c; print(c.__file__); print(c.defaults_file())"
     shown = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
     )
     assert shown.returncode == 0, shown.stderr
     module, path = shown.stdout.split()
-    assert module == str(site / "vllm_bot" / "config_layers.py")
+    assert module == str(site / "vllm_bot" / "config" / "layers.py")
     assert path == "None"
 
 

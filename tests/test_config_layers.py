@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from vllm_bot.config import ConfigError, load_config
-from vllm_bot.config_layers import defaults_file, origin, project_summary, user_config_path
-from vllm_bot.trust import TrustPolicy, TrustStore
+from vllm_bot.config.layers import defaults_file, origin, project_summary, user_config_path
+from vllm_bot.config.trust import TrustPolicy, TrustStore
 from vllm_bot.ui.trust_prompt import ask_trust
 
 

@@ -2,7 +2,7 @@
 
 A module's *unit* is its wing (`agent`, `model`, ... the first package under vllm_bot), or, for a
 module at the package top, `shared` (the vocabulary every wing speaks: calls, conversation, events,
-errors, config, config_rules, config_layers, trust, instructions, prompts, statedir, cliargs, printable,
+errors, the config wing (settings, rules, layers, trust), instructions, prompts, statedir, cliargs, printable,
 and the package's own `__init__`),
 `session` (assembles one session from the wings) or `app` (the command line; nothing imports it). Imports inside functions count too: a lazy import is still a
 dependency, and so is a `"module:function"` string that is imported by name (`"vllm_bot.batch.cli:command"`
@@ -22,16 +22,15 @@ SHARED = {
     "conversation",
     "events",
     "errors",
-    "config",
-    "config_rules",
-    "config_layers",
-    "trust",
     "instructions",
     "prompts",
     "statedir",
     "cliargs",
     "printable",
 }
+
+# Wings that belong to the shared vocabulary: the config (its settings, rules, layers and trust).
+SHARED_WINGS = {"config"}
 
 # unit -> the units it may import (besides itself). `shared` is allowed everywhere.
 MAY_IMPORT = {
@@ -61,9 +60,9 @@ SHARED_MAY_READ = {"tools.definitions", "mcp.names", "mcp.claude"}
 
 
 def unit_of(module: str) -> str:
-    """`vllm_bot.agent.loop` -> agent; `vllm_bot.config` -> shared; `vllm_bot.app` -> app."""
+    """`vllm_bot.agent.loop` -> agent; `vllm_bot.config.layers` -> shared; `vllm_bot.app` -> app."""
     parts = module.split(".")[1:]
-    if not parts or (len(parts) == 1 and parts[0] in SHARED):
+    if not parts or (len(parts) == 1 and parts[0] in SHARED) or parts[0] in SHARED_WINGS:
         return "shared"
     return parts[0]
 

@@ -8,9 +8,9 @@ import json
 from lived_in_home import Home
 
 from vllm_bot.config import ToolsConfig
-from vllm_bot.config_layers import load_layers
+from vllm_bot.config.layers import load_layers
+from vllm_bot.config.trust import TrustPolicy
 from vllm_bot.tools import ToolExecutor
-from vllm_bot.trust import TrustPolicy
 
 
 def servers(name: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .trust import TrustPolicy, TrustRequest, trusted_by_env
+from .config.trust import TrustPolicy, TrustRequest, trusted_by_env
 
 PROGRAM_ENV = "VLLM_BOT_PROGRAM"
 

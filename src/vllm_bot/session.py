@@ -16,7 +16,7 @@ from .agent.delegation import Made
 from .agent.loop import Agent
 from .agent.planning import message
 from .config import Config
-from .config_layers import project_summary
+from .config.layers import project_summary
 from .errors import ServerUnreachable
 from .events import Emit, Event, Notice, SessionStarted
 from .history.store import History, resumed_message

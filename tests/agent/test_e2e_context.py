@@ -41,9 +41,11 @@ def script():
 
 
 def test_a_configured_window_above_the_servers_is_corrected_from_the_servers_400(workspace):
-    """The server does not list its window (a proxy) and answers the first too-long prompt with 400."""
+    """The server does not list its window (a proxy) and answers the first too-long prompt with 400.
+    (vllm.max_tokens is below the window: a larger one gets the other 400, tests/model/test_context_e2e.py.)"""
     with FakeVLLM(script(), max_model_len=3000, card_max_model_len=False, auto_reply=summarizer) as server:
-        proc = run(workspace, server, {"vllm": {"context_window": 20000}}, "--output-format", "json")
+        config = {"vllm": {"context_window": 20000, "max_tokens": 1000}}
+        proc = run(workspace, server, config, "--output-format", "json")
         server.assert_done()
         refused = [b for b in server.requests if server.prompt_tokens(b) >= 3000]
     assert proc.returncode == 0, proc.stderr

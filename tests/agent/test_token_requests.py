@@ -56,4 +56,6 @@ def test_near_compaction_the_server_counts_each_text_at_most_once(tmp_path: Path
     asked = server.side_requests.count("/tokenize")
     assert asked > 0  # near the decision the estimate is not trusted
     texts = {message_text(m) for body in server.requests for m in body["messages"]}
-    assert asked <= len(texts) + 1  # once per distinct text (and the tool list), never per request
+    # once per distinct text (and the tool list), never per request; and each compaction's transcript
+    # once, to fit its summary request into the window (model/context.py)
+    assert asked <= len(texts) + 1 + len(server.auto_replied)

@@ -8,6 +8,7 @@ import pytest
 from doctor_model import ideal_model
 
 from vllm_bot.app import main
+from vllm_bot.doctor.probes import RAISED_MAX_TOKENS
 from vllm_bot.model.capabilities import CapabilityCache, Remembered
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Reply
@@ -34,7 +35,7 @@ def run_doctor(tmp_path, capsys, monkeypatch):
         if server is not None:
             assert server.problems == []
             for body in server.auto_replied:  # explicit user action, but minimal
-                assert body["temperature"] == 0 and body["max_tokens"] <= 1536
+                assert body["temperature"] == 0 and body["max_tokens"] <= RAISED_MAX_TOKENS
         return report, code
 
     return run
@@ -87,12 +88,21 @@ def test_no_flags_400_falls_back_to_text_and_suggests_the_family_parser(run_doct
     assert "text mode" in report["remembered"]
 
 
-def test_no_flags_and_unknown_family_asks_for_the_parser(run_doctor):
+def test_no_flags_and_unknown_family_names_the_parsers_to_choose_from(run_doctor):
+    """Issue 35, item 7: no literal `--tool-call-parser PARSER` in the command to copy."""
     with FakeVLLM(auto_reply=ideal_model(), mode="noparser", model="acme/house-model-7b") as server:
         report, code = run_doctor(server)
     assert code == 0 and report["family"] is None
-    assert report["suggested_flags"] == [*PARSER_FLAGS, "PARSER"]
-    assert "tool calling docs" in by_id(report)["tool_call"]["fix"]
+    assert (
+        "PARSER" not in report["suggested_command"]
+        and "--tool-call-parser" not in report["suggested_command"]
+    )
+    assert "PARSER" not in json.dumps(report["suggested_flags"])
+    assert "the --tool-call-parser of the model's family" in by_id(report)["tool_call"]["fix"]
+    [note] = [n for n in report["notes"] if "parser table" in n]
+    for choice in ("hermes (Qwen3", "qwen3_coder (Qwen3-Coder", "llama3_json (Llama 3.x)", "mistral ("):
+        assert choice in note
+    assert 'docs/doctor.md, "The parser table"' in note
 
 
 def test_leaked_hermes_is_recovered_and_named(run_doctor):
@@ -356,8 +366,8 @@ def chatty_model(reasoning):
 
     def respond(body):
         if body.get("tools"):
-            if reasoning:
-                return Reply(reasoning="I wonder which tool fits best. " * 200)
+            if reasoning:  # past the probes' budget, even once it is raised
+                return Reply(reasoning="I wonder which tool fits best. " * 1000)
             return Reply(content="Reading files is a fine idea in general. " * 200)
         return ideal(body)
 
@@ -376,6 +386,9 @@ def test_a_tool_call_cut_by_max_tokens_is_inconclusive_and_the_fix_fits_what_use
         and check["data"]["kind"] == "truncated"
         and "inconclusive" in check["detail"]
     )
-    spent = "reasoning" if reasoning else "text"
-    assert f"hit max_tokens=512 in {spent} before any call" in check["detail"]
-    assert ("thinking off" in check["fix"]) is reasoning
+    if reasoning:
+        assert "hit max_tokens=4096 (raised once from 512) in reasoning before any call" in check["detail"]
+        assert "a budget above 4,096 tokens would do" in check["fix"] and "thinking off" in check["fix"]
+    else:
+        assert "hit max_tokens=512 in text before any call" in check["detail"]
+        assert "thinking off" not in check["fix"]

@@ -10,8 +10,8 @@ import pytest
 from mcp_support import stdio_json
 
 from vllm_bot.config import ConfigError, load_config
-from vllm_bot.config_layers import origin, project_summary
-from vllm_bot.trust import TrustPolicy, TrustStore
+from vllm_bot.config.layers import origin, project_summary
+from vllm_bot.config.trust import TrustPolicy, TrustStore
 
 CLI = Path(__file__).resolve().parents[2] / "cli.py"
 SERVERS = {

@@ -37,7 +37,7 @@ def test_progress_shows_live_and_one_ctrl_c_stops_an_mcp_call(tmp_path):
             term.wait_for("Worked through it.")
             term.type("wait")
             term.keys("Enter")
-            term.wait_for("(Ctrl-C stops it)", after="> wait")
+            term.wait_for("Ctrl-C stops it)", after="> wait")
             term.keys("C-c")
             screen = term.wait_for("Interrupted", after="> wait", timeout=60)
             term.prompt(after="Interrupted")

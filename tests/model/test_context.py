@@ -237,3 +237,64 @@ def test_the_summary_request_uses_the_model_profile_like_a_turn():
     assert COMPACT_MARK in body["messages"][0]["content"] and "tools" not in body
     assert body["temperature"] == 0.3 and body["top_p"] == 0.8
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+@pytest.mark.parametrize(
+    ("message", "window"),
+    [
+        (
+            "This model's maximum context length is 8192 tokens. However, your prompt contains at least "
+            "8193 input tokens, which exceeds this limit even without any output tokens.",
+            8192,
+        ),
+        (
+            "max_tokens=32768 cannot be greater than max_model_len=8192. Please request fewer output tokens.",
+            8192,
+        ),
+        (
+            "max_completion_tokens=9000 cannot be greater than max_model_len=max_total_tokens=4096. "
+            "Please request fewer output tokens.",
+            4096,
+        ),  # vLLM 0.18-0.30
+        (
+            "'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length "
+            "is 2048 tokens and your request has 10 input tokens (5000 > 2048 - 10).",
+            2048,
+        ),
+    ],
+)
+def test_the_window_is_learned_from_each_of_vllms_context_errors(message, window):
+    """Issue 35, item 3: behind a gateway without max_model_len, the max_tokens 400 comes first."""
+    with FakeVLLM([]) as server:
+        client = make_client(server, context_window=32768)
+        assert client.context.learn(message)
+        assert client.context.window == window
+        assert not client.context.learn(message)  # nothing new the second time
+
+
+def big_read(call_id, chars):
+    return ToolResult(call_id, "read", "text", "".join(f"{i:05d}:a,b;c.d=e\n" for i in range(chars // 16)))
+
+
+def test_a_result_is_clipped_once_and_never_again_between_compactions():
+    """Issue 35, item 1: whatever follows it (here the loop guard's note), a new result is clipped to
+    its share of the window; a result clipped before keeps its bytes when the window changes, so the
+    prefix vLLM cached stays."""
+    conv = Conversation()
+    conv.add_user("read big.txt")
+    with FakeVLLM([Reply(content="one"), Reply(content="two")], max_model_len=32768) as server:
+        client = make_client(server, context_window=16384)
+        client.resolve_model()
+        for i in range(2):
+            conv.add_turn(
+                AssistantTurn(content="", tool_calls=[ToolCall(f"c{i}", "read", {"path": "big.txt"})])
+            )
+            conv.add_results([big_read(f"c{i}", 40_000)], "native")
+            conv.add_user("You have made exactly this read call 3 times in a row.", kind="note")
+            client.complete(conv, TOOL_DEFINITIONS, lambda e: None)
+            client.context.configured_window = 12000  # a smaller window: only new results get its share
+        first, second = (m for m in server.requests[1]["messages"] if m["role"] == "tool")
+    assert first == next(m for m in server.requests[0]["messages"] if m["role"] == "tool")  # kept as sent
+    for message, window in ((first, 16384), (second, 12000)):
+        assert "characters cut here" in message["content"]
+        assert 0.8 * 0.3 * window < count_tokens(message["content"]) <= 0.3 * window

@@ -31,6 +31,13 @@ MEASURED: dict[str, str] = {}
 TEST_TIMEOUT = 900  # seconds: a server start (START_TIMEOUT) plus an agent run
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """The tier runs in one process, whatever `-n auto` the plain run adds (pyproject's addopts): its
+    servers are session fixtures, and each worker would start all three again."""
+    return 0
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A tier test may wait for its server to start (minutes on a busy machine) before it runs."""
     for item in items:

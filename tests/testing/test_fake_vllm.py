@@ -172,10 +172,25 @@ def test_prompt_too_long_is_a_400_naming_the_window_and_input_tokens():
 
 def test_prompt_plus_max_tokens_over_the_window_is_clamped_not_refused():
     with FakeVLLM([Reply(content="word " * 100)], max_model_len=100) as server:
-        status, _, raw = chat(server, max_tokens=1000)
+        status, _, raw = chat(server, max_tokens=95)
     body = json.loads(raw)
     assert status == 200 and body["choices"][0]["finish_reason"] == "length"
     assert body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"] == 100
+
+
+@pytest.mark.parametrize("field", ["max_tokens", "max_completion_tokens"])
+def test_max_tokens_over_the_whole_window_is_refused_like_vllm(field):
+    """vLLM 0.32 refuses it before it looks at the prompt (renderers/params.py, TokenizeParams)."""
+    with FakeVLLM([], max_model_len=8192) as server:
+        status, _, raw = chat(server, stream=True, **{field: 32768})
+    assert status == 400 and json.loads(raw) == {
+        "error": {
+            "message": f"{field}=32768 cannot be greater than max_model_len=8192. Please request fewer output tokens.",
+            "type": "BadRequestError",
+            "param": field,
+            "code": 400,
+        }
+    }
 
 
 def test_tokenize_answers_like_vllm():

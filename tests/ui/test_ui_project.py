@@ -10,10 +10,10 @@ import subprocess
 import pytest
 
 from vllm_bot.config import load_config
+from vllm_bot.config.trust import TrustPolicy
 from vllm_bot.session import Session
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
-from vllm_bot.trust import TrustPolicy
 from vllm_bot.ui.plain import PlainUI
 from vllm_bot.ui.repl import Repl
 from vllm_bot.ui.slash.registry import StartTask, dispatch

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
 from vllm_bot.cliargs import program_name
-from vllm_bot.config_layers import load_layers
+from vllm_bot.config.layers import load_layers
 from vllm_bot.conversation import Conversation
 from vllm_bot.safety.approval import Answer, ApprovalGate
 from vllm_bot.ui.recap import come_back_hint, recap_lines

@@ -17,7 +17,7 @@ from typing import Any
 from ..agent.interrupts import close_open_calls
 from ..cliargs import UsageError, home_workspace, overrides_from, trust_policy
 from ..config import Config, ConfigError, load_config
-from ..config_layers import apply_layer
+from ..config.layers import apply_layer
 from ..errors import UserFacingError
 from ..events import Notice
 from ..session import Session

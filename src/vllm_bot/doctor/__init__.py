@@ -8,7 +8,12 @@ import argparse
 import shutil
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..model.trace import Trace
 
 
 def command() -> tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]:
@@ -50,9 +55,39 @@ def run(args: argparse.Namespace) -> int:
     from .sandbox_check import sandbox_check
 
     local = lambda: [sandbox_check(config, workspace)]  # noqa: E731
-    return diagnose(
-        config, json_output=args.output_format == "json", mcp_rows=mcp_rows(config, args), local=local
-    )
+    debug = Debug.start(config, workspace) if config.agent.debug else None
+    try:
+        return diagnose(
+            config,
+            json_output=args.output_format == "json",
+            mcp_rows=mcp_rows(config, args),
+            local=local,
+            debug=debug,
+        )
+    finally:
+        if debug is not None:
+            debug.trace.close()
+
+
+@dataclass
+class Debug:
+    """`--debug` / DEBUG=1: each step on stderr, and the raw requests and answers in a trace file
+    (`.vllm-bot/traces/` in the workspace, the API key redacted), as in a session."""
+
+    trace: Trace
+
+    @classmethod
+    def start(cls, config: Any, workspace: Path) -> Debug:
+        from ..model.trace import Trace
+        from ..statedir import workspace_state_dir
+
+        trace = Trace.in_state_dir(workspace_state_dir(workspace), secrets=[config.vllm.api_key])
+        debug = cls(trace)
+        debug.log(f"Trace of raw requests and responses: {trace.path}")
+        return debug
+
+    def log(self, line: str) -> None:
+        print(f"[DEBUG] {line}", file=sys.stderr, flush=True)
 
 
 def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[str, Any]]] | None:
@@ -72,6 +107,7 @@ def diagnose(
     json_output: bool = False,
     mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
     local: Callable[[], list[Any]] | None = None,
+    debug: Debug | None = None,
 ) -> int:
     """Run every check against `config`'s server (and its MCP servers) and print the report on stdout;
     returns the exit code."""
@@ -79,15 +115,23 @@ def diagnose(
         from .checkup import Doctor
         from .report import render_json
 
-        report = Doctor(config, mcp_rows=mcp_rows, local=local).run()
+        report = Doctor(config, mcp_rows=mcp_rows, local=local, **_debugging(debug)).run()
         print(render_json(report))
         return report.exit_code
     from .report import wrap_hanging
 
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     return run_checks(
-        config, lambda text: print(wrap_hanging(text, width) if width else text, flush=True), mcp_rows, local
+        config,
+        lambda text: print(wrap_hanging(text, width) if width else text, flush=True),
+        mcp_rows,
+        local,
+        debug,
     ).exit_code
+
+
+def _debugging(debug: Debug | None) -> dict[str, Any]:
+    return {"trace": debug.trace, "log": debug.log} if debug is not None else {}
 
 
 def run_checks(
@@ -95,12 +139,14 @@ def run_checks(
     say: Callable[[str], None],
     mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
     local: Callable[[], list[Any]] | None = None,
+    debug: Debug | None = None,
 ) -> Any:
     """The text report, each row said as its check finishes (the command and `/doctor`); the Report."""
     from .checkup import Doctor
     from .report import footer, header, row
 
     say(header(config.vllm.base_url))
-    report = Doctor(config, on_check=lambda check: say(row(check)), mcp_rows=mcp_rows, local=local).run()
+    on_check = lambda check: say(row(check))  # noqa: E731
+    report = Doctor(config, on_check=on_check, mcp_rows=mcp_rows, local=local, **_debugging(debug)).run()
     say(footer(report))
     return report

@@ -4,7 +4,7 @@ verdict, the suggested `vllm serve` flags and the remembered tool-call mode."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..errors import ModelServerError
@@ -13,7 +13,7 @@ from ..model.client import ModelClient
 from ..model.profiles import Profile, describe, resolve
 from .knowledge import Family, Knowledge, knowledge
 from .mcp_checks import mcp_checks
-from .probes import PROBES, Outcome, Probe, request_params, send
+from .probes import PROBES, RAISED_MAX_TOKENS, Outcome, Probe, request_params, send
 from .reply_checks import long_check, long_result, parallel_check, reasoning_check, text_check, usage_check
 from .report import Check, Report
 from .server_checks import (
@@ -26,6 +26,9 @@ from .server_checks import (
     version_check,
 )
 from .tool_checks import ToolVerdict, classify, tool_check
+
+if TYPE_CHECKING:
+    from ..model.trace import Trace
 
 MODEL_FIX = "check --model and --api-key against the server (vllm serve --served-model-name / --api-key)"
 
@@ -40,19 +43,24 @@ class Doctor:
         on_check: Callable[[Check], None] | None = None,
         mcp_rows: Callable[[], list[dict[str, Any]]] | None = None,
         local: Callable[[], list[Check]] | None = None,
+        trace: Trace | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
+        self.log = log or (lambda line: None)  # the DEBUG log: each step, as it happens
         self.local = local  # checks of this machine, not the server (the sandbox)
         self.cache = cache or CapabilityCache()
         self.know = know or knowledge()
         self.on_check = on_check
         self.mcp_rows = mcp_rows  # the MCP servers' `server_row`s, when any are configured
         self.report = Report(config.vllm.base_url)
-        self.client = ModelClient(config.vllm, system_prompt=lambda text_mode, definitions: "")
+        self.client = ModelClient(config.vllm, system_prompt=lambda text_mode, definitions: "", trace=trace)
         self.family: Family | None = None
         self.profile = Profile()
         self.streamed: list[Outcome] = []
         self.verdict: ToolVerdict | None = None  # the streamed single-call request decides the mode
+        self.raised: int | None = None  # every probe's budget once a model spent a whole one thinking
+        self.sent: list[Outcome] = []  # every probe's outcome, in order
 
     def run(self) -> Report:
         if self._server() and self._model():
@@ -71,6 +79,7 @@ class Doctor:
         return self.report
 
     def _add(self, check: Check) -> Check:
+        self.log(f"check {check.id}: {check.status.upper()} {check.detail}")
         self.report.add(check)
         if self.on_check is not None:
             self.on_check(check)
@@ -78,11 +87,12 @@ class Doctor:
 
     def _get(self, path: str, payload: dict[str, Any] | None = None) -> Any:
         server, timeout = self.client.server, self.config.vllm.connect_timeout + 5
-        return (
-            server.get(path, timeout=timeout)
-            if payload is None
-            else server.post(path, payload, timeout=timeout)
-        )
+        if payload is None:
+            answer = server.get(path, timeout=timeout)
+        else:
+            answer = server.post(path, payload, timeout=timeout)
+        self.log(f"{'GET' if payload is None else 'POST'} {path}: {answer.status or answer.error}")
+        return answer
 
     # -- no GPU time ----------------------------------------------------------------------------
 
@@ -138,12 +148,49 @@ class Doctor:
         native: bool = True,
         profile: Profile | None = None,
     ) -> Outcome:
+        """One probe request; a model that spends the probe's whole budget thinking raises the budget of
+        this probe and every later one, once (RAISED_MAX_TOKENS, at most half the window)."""
         settings = (profile or self.profile).request_params()
-        params = request_params(self.client.model, probe, system, settings, native)
-        outcome = send(self.client.server, params, stream)
+        budget = max(probe.max_tokens, self.raised or 0)
+        outcome = self._probe(probe, budget, stream, system, settings, native)
+        if self.raised is None and self._thought_out(outcome):
+            self.raised = max(probe.max_tokens, min(RAISED_MAX_TOKENS, self.client.context_window // 2))
+            if self.raised > budget:
+                self.log(f"the model spent max_tokens={budget} thinking: raising the probes' budget once")
+                outcome = self._probe(probe, self.raised, stream, system, settings, native)
+        outcome.raised_from = probe.max_tokens if outcome.max_tokens > probe.max_tokens else None
+        self.sent.append(outcome)
         if stream:
             self.streamed.append(outcome)
         return outcome
+
+    def _probe(
+        self,
+        probe: Probe,
+        budget: int,
+        stream: bool,
+        system: str | None,
+        settings: dict[str, Any],
+        native: bool,
+    ) -> Outcome:
+        params = request_params(self.client.model, probe, system, settings, native, budget)
+        outcome = send(self.client.server, params, stream)
+        outcome.max_tokens = budget
+        self.log(
+            f"probe {probe.id} ({'streamed' if stream else 'not streamed'}, max_tokens={budget}): "
+            f"{outcome.status or outcome.error}, finish_reason {outcome.finish_reason}, "
+            f"{len(outcome.calls)} native calls, {len(outcome.content)} characters of text, "
+            f"{len(outcome.reasoning)} of reasoning"
+        )
+        return outcome
+
+    def _thought_out(self, outcome: Outcome) -> bool:
+        """The reply ran out of tokens in reasoning, with no call and no answer yet."""
+        if outcome.finish_reason != "length" or outcome.calls or outcome.error:
+            return False
+        return bool(
+            outcome.reasoning or not outcome.content.strip() or self.know.reasoning_leak(outcome.content)
+        )
 
     def _tool_check(self, check_id: str, title: str, verdict: ToolVerdict) -> Check:
         return self._add(
@@ -210,7 +257,8 @@ class Doctor:
             definitions=probe.definitions,
             text_mode=True,
         )
-        self._add(text_check(self._send(probe, True, system, native=False), probe))
+        outcome = self._send(probe, True, system, native=False)
+        self._add(text_check(outcome, probe, self.know, self.profile.thinking_off))
 
     # -- conclusion -----------------------------------------------------------------------------
 
@@ -219,6 +267,11 @@ class Doctor:
         text = r.get("text_protocol")
         if self.verdict is not None and self.verdict.native:
             r.mode, r.verdict = "native", "the agent can work with native tool calls"
+        elif text is not None and text.data.get("inconclusive"):
+            r.verdict = (
+                "inconclusive: the model was still thinking when the probes' budget ran out, so whether "
+                "the agent can work with this server is not known"
+            )
         elif text is not None and text.status in ("pass", "warn"):
             r.mode = "text"
             r.verdict = "the agent can work through its text protocol; native tool calls do not work"
@@ -230,7 +283,29 @@ class Doctor:
             r.verdict += f" ({problems} check{'s need' if problems > 1 else ' needs'} attention)"
         if r.mode != "native" and self.family and self.family.note and r.advice.tool_parser:
             r.advice.add_note(self.family.note)
+        if self.raised is not None:
+            r.advice.add_note(self._budget_note(self.raised))
         r.exit_code = 0 if r.mode else 1
+
+    def _budget_note(self, raised: int) -> str:
+        """Which budget the thinking model needed, or that even the raised one was not enough."""
+        again = [o for o in self.sent if o.raised_from]
+        first = min((o.raised_from or 0) for o in again) if again else raised
+        done = [o.usage.completion_tokens for o in again if o.finish_reason != "length" and o.usage]
+        said = f"the doctor raised its probes' max_tokens once, from {first:,} to {raised:,}"
+        allowed = self.config.vllm.max_tokens
+        sessions = f"{allowed:,} (vllm.max_tokens)" if allowed else "the rest of the window, up to 32,768"
+        if not done:
+            return (
+                f"This model was still thinking after {raised:,} tokens ({said}): a budget above {raised:,} "
+                f"would do. Sessions give a reply {sessions}."
+            )
+        needed = max(done)
+        advice = f"; raise vllm.max_tokens above {needed:,}" if allowed and allowed <= needed else ""
+        return (
+            f"This model thinks before it answers: a probe needed {needed:,} tokens ({said}), so a budget "
+            f"of {needed:,} or more does. Sessions give a reply {sessions}{advice}."
+        )
 
     def _remember(self) -> None:
         """A native success forgets a remembered fallback; a refusal or a leak is remembered."""

@@ -86,6 +86,14 @@ class Knowledge:
             return family_parser
         return fmt.parsers[0]
 
+    def parser_choices(self) -> str:
+        """Each --tool-call-parser of the table with its families: "hermes (Qwen3, Qwen2.5), ..."."""
+        users: dict[str, list[str]] = {}
+        for family in self.families:
+            if family.tool_call_parser:
+                users.setdefault(family.tool_call_parser, []).append(family.name)
+        return ", ".join(f"{parser} ({', '.join(names)})" for parser, names in users.items())
+
     def reasoning_parser_for(self, text: str, family: Family | None) -> str | None:
         if family is not None and family.reasoning_parser:
             return family.reasoning_parser

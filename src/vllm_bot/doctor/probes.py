@@ -13,6 +13,10 @@ from ..model.deltas import _get
 from ..model.streaming import RawReply, consume, reply_from_completion
 from ..tools.definitions import TOOL_DEFINITIONS, find_definition
 
+# The probes' budget once a model has spent a whole one thinking (raised once per doctor run, never
+# above half the window): enough for most reasoning models to get to the call, and still a small request.
+RAISED_MAX_TOKENS = 4096
+
 # Quotes, backslashes, braces, a tab, blank lines and non-ASCII: what breaks argument streaming.
 LONG_TEXT = (
     "def greet(name: str) -> str:\n"
@@ -104,20 +108,28 @@ class Outcome:
     calls: list[ToolCall] = field(default_factory=list)  # native tool_calls only
     finish_reason: str | None = None
     usage: Usage | None = None
+    max_tokens: int = 0  # the budget it was sent with
+    raised_from: int | None = None  # the probe's own budget, when the doctor raised it (a thinker)
 
     def excerpt(self, limit: int = 300) -> str:
         return self.content if len(self.content) <= limit else self.content[:limit] + "…"
 
 
 def request_params(
-    model: str, probe: Probe, system: str | None, profile_params: dict[str, Any], native: bool
+    model: str,
+    probe: Probe,
+    system: str | None,
+    profile_params: dict[str, Any],
+    native: bool,
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The chat request for `probe`: the profile's settings, but temperature 0 and a small max_tokens."""
+    """The chat request for `probe`: the profile's settings, but temperature 0 and a small max_tokens
+    (the probe's own, unless `max_tokens` raises it)."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": probe.prompt}]
     if system:
         messages.insert(0, {"role": "system", "content": system})
     params: dict[str, Any] = {**profile_params, "model": model, "messages": messages}
-    params.update(temperature=0, max_tokens=probe.max_tokens)
+    params.update(temperature=0, max_tokens=max_tokens or probe.max_tokens)
     if native and probe.tools:
         params.update(tools=probe.definitions, tool_choice="auto")
     return params
@@ -134,13 +146,19 @@ def send(server: Any, params: dict[str, Any], stream: bool) -> Outcome:
     try:
         if stream:
             return _streamed(server, params)
-        return _whole(server.chat({**params, "stream": False}))
+        response = server.chat({**params, "stream": False})
+        if server.trace is not None:
+            server.trace.record("response", response)
+        return _whole(response)
     except openai.APIStatusError as e:
-        return Outcome(e.status_code, stream, error=_status_message(e))
+        outcome = Outcome(e.status_code, stream, error=_status_message(e))
     except openai.APIConnectionError as e:
-        return Outcome(None, stream, error=str(e))
+        outcome = Outcome(None, stream, error=str(e))
     except (openai.APIError, ModelServerError) as e:
-        return Outcome(200, stream, error=str(e))
+        outcome = Outcome(200, stream, error=str(e))
+    if server.trace is not None:
+        server.trace.record("error", {"status": outcome.status, "message": outcome.error})
+    return outcome
 
 
 REASONING_KEYS = ("reasoning", "reasoning_content")
@@ -150,6 +168,8 @@ def _streamed(server: Any, params: dict[str, Any]) -> Outcome:
     fields: list[str] = []
 
     def watch(chunk: Any) -> None:
+        if server.trace is not None:
+            server.trace.chunk(chunk)
         for choice in _get(chunk, "choices") or []:
             delta = _get(choice, "delta")
             extra = getattr(delta, "model_extra", None) or {}

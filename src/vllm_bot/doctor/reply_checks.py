@@ -9,7 +9,7 @@ from ..parsing import extract_tool_calls
 from .knowledge import Family, Knowledge
 from .probes import LONG_TEXT, Outcome, Probe, first_difference, same_calls
 from .report import Advice, Check
-from .tool_checks import ToolVerdict, describe_calls
+from .tool_checks import ToolVerdict, describe_calls, truncated, truncated_fix
 
 UPGRADE = "a vLLM streaming bug in this tool parser: upgrade vLLM (pip install -U vllm) or report it"
 
@@ -186,8 +186,9 @@ def usage_check(streamed: list[Outcome], advice: Advice) -> Check:
     return Check("usage", title, "pass", detail)
 
 
-def text_check(outcome: Outcome, probe: Probe) -> Check:
-    """The agent's text protocol (TOOL_CALL: blocks, no tools in the request)."""
+def text_check(outcome: Outcome, probe: Probe, know: Knowledge, thinking_off: bool = False) -> Check:
+    """The agent's text protocol (TOOL_CALL: blocks, no tools in the request). A reply cut by max_tokens
+    before any call is inconclusive (`data.inconclusive`), not a model that cannot do it."""
     title = "text protocol"
     if outcome.error:
         return Check(
@@ -203,6 +204,12 @@ def text_check(outcome: Outcome, probe: Probe) -> Check:
             f"the model writes calls the agent can read, though not the expected one: {describe_calls(calls)}"
         )
         return Check("text_protocol", title, "warn", detail, "a larger model follows instructions better")
+    if outcome.finish_reason == "length":
+        cut = truncated(outcome, probe, know)
+        fix = truncated_fix(cut, thinking_off)
+        return Check(
+            "text_protocol", title, "warn", cut.detail + "; inconclusive", fix, {"inconclusive": True}
+        )
     detail = f"the model did not write a tool call in the text protocol: {outcome.excerpt(160)!r}"
     fix = "the agent cannot work like this: fix native tool calls (see above) or use another model"
     return Check("text_protocol", title, "fail", detail, fix)

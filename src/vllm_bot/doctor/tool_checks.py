@@ -22,6 +22,8 @@ class ToolVerdict:
     formats: list[str] = field(default_factory=list)
     recovered: bool = False  # the agent's reply parser found the expected calls in the text
     spent: str = ""  # truncated: what used up max_tokens, "reasoning" or "text"
+    budget: int = 0  # truncated: the max_tokens it ran out of
+    raised: bool = False  # truncated: that budget was already raised once (doctor/checkup.py)
 
     @property
     def native(self) -> bool:
@@ -53,17 +55,23 @@ def classify(outcome: Outcome, probe: Probe, know: Knowledge) -> ToolVerdict:
             "leaked", f"tool calls arrive as text: {outcome.excerpt(160)!r}", formats, recovered
         )
     if outcome.finish_reason == "length":
-        spent = "reasoning" if outcome.reasoning or know.reasoning_leak(outcome.content) else "text"
-        return ToolVerdict(
-            "truncated",
-            f"the reply hit max_tokens={probe.max_tokens} in {spent} before any call",
-            spent=spent,
-        )
+        return truncated(outcome, probe, know)
     return ToolVerdict("no_call", f"the model answered without a tool call: {outcome.excerpt(160)!r}")
 
 
+def truncated(outcome: Outcome, probe: Probe, know: Knowledge) -> ToolVerdict:
+    """A reply that hit max_tokens before any call: what used the tokens, and how many there were."""
+    spent = "reasoning" if outcome.reasoning or know.reasoning_leak(outcome.content) else "text"
+    budget = outcome.max_tokens or probe.max_tokens
+    raised = f" (raised once from {outcome.raised_from})" if outcome.raised_from else ""
+    detail = f"the reply hit max_tokens={budget}{raised} in {spent} before any call"
+    return ToolVerdict("truncated", detail, spent=spent, budget=budget, raised=bool(outcome.raised_from))
+
+
 def flags_text(parser: str | None) -> str:
-    return f"--enable-auto-tool-choice --tool-call-parser {parser or 'PARSER'}"
+    if parser is None:
+        return "--enable-auto-tool-choice and the --tool-call-parser of the model's family (see the note)"
+    return f"--enable-auto-tool-choice --tool-call-parser {parser}"
 
 
 def tool_check(
@@ -89,16 +97,16 @@ def tool_check(
             title,
             "warn",
             verdict.detail + "; inconclusive",
-            _truncated_fix(verdict, thinking_off),
+            truncated_fix(verdict, thinking_off),
             data,
         )
     if verdict.kind == "error":
         return Check(check_id, title, "fail", verdict.detail, "read the server log for the cause", data)
     parser = know.tool_parser_for(verdict.formats[0] if verdict.formats else None, family)
-    advice.tool_parser = advice.tool_parser or parser or "PARSER"
+    advice.tool_parser = advice.tool_parser or parser
+    if parser is None:  # no family, no format: name the choices instead of a placeholder
+        advice.add_note(unknown_parser_note(know))
     restart = f"restart vLLM with {flags_text(parser)}"
-    if parser is None:
-        restart += " (the parser for your model family: see vLLM's tool calling docs)"
     if verdict.kind == "refused":
         return Check(
             check_id, title, "fail", verdict.detail, restart + "; until then the agent uses text mode", data
@@ -112,15 +120,38 @@ def tool_check(
     return Check(check_id, title, "fail", verdict.detail, fix, data)
 
 
-def _truncated_fix(verdict: ToolVerdict, thinking_off: bool) -> str:
+def unknown_parser_note(know: Knowledge) -> str:
+    return (
+        "The model is not in the doctor's parser table, so the command names no --tool-call-parser: "
+        f"use the one of the model's family. The table's parsers: {know.parser_choices()} "
+        '(docs/doctor.md, "The parser table"; vLLM\'s tool calling docs list the rest).'
+    )
+
+
+def truncated_fix(verdict: ToolVerdict, thinking_off: bool) -> str:
     if verdict.spent != "reasoning":
         return (
             "re-run; if it persists, the model talks instead of calling tools: a larger or tool-tuned "
             "model does better"
         )
+    if verdict.raised:
+        return thinker_fix(verdict.budget, thinking_off)
     if thinking_off:
         return "re-run; the model reasons at length although its profile turns thinking off"
     return "re-run; if it persists, turn thinking off in a model profile (chat_template_kwargs)"
+
+
+def thinker_fix(budget: int, thinking_off: bool) -> str:
+    """For a model still thinking when the raised probe budget ran out."""
+    off = (
+        "the model reasons at length although its profile turns thinking off"
+        if thinking_off
+        else "or turn thinking off in a model profile (chat_template_kwargs)"
+    )
+    return (
+        f"a budget above {budget:,} tokens would do: sessions give a reply vllm.max_tokens (null: the "
+        f"rest of the window, up to 32,768), so they may work; {off}"
+    )
 
 
 def _leak_detail(verdict: ToolVerdict, family: Family | None, parser: str | None) -> str:

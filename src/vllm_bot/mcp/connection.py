@@ -232,7 +232,8 @@ def describe_failure(exc: BaseException, config: McpServerConfig) -> str:
     if isinstance(exc, httpx2.HTTPError):
         return f"HTTP error talking to {config.url}: {str(exc) or type(exc).__name__}"
     if isinstance(exc, pydantic.ValidationError):  # one line, not pydantic's many
-        first = exc.errors()[0] if exc.error_count() else {"loc": (), "msg": str(exc)}
-        where = ".".join(str(part) for part in first["loc"])
-        return f"its answer is not valid MCP ({where + ': ' if where else ''}{first['msg']})"
+        errors = exc.errors()
+        where = ".".join(str(part) for part in errors[0]["loc"]) if errors else ""
+        message = errors[0]["msg"] if errors else str(exc)
+        return f"its answer is not valid MCP ({where + ': ' if where else ''}{message})"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

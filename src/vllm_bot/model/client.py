@@ -184,8 +184,8 @@ class ModelClient:
         compacted_after_error = False
         while True:
             native = self.function_calling
-            messages, max_tokens = self._prepare(conversation, definitions, native, emit, deadline)
-            try:
+            try:  # fitting the window may ask for a summary, which the server may refuse too
+                messages, max_tokens = self._prepare(conversation, definitions, native, emit, deadline)
                 return self.retrier.run(
                     functools.partial(
                         self._request, messages, definitions, native, max_tokens, emit=emit, until=deadline
@@ -198,12 +198,12 @@ class ModelClient:
                 self.fell_back = True
                 emit(ModeSwitched(False, reason=e.message, hint=NATIVE_FLAGS_HINT))
             except ContextLengthExceeded as e:
-                if self.context.learn(e.message):  # a window set above the server's: now we know
+                if self.context.learn(e.message):  # a window set above the server's: now we know, and
                     emit(Notice("warning", self.context.limit_notice() or e.message))
-                elif compacted_after_error:
+                    continue  # the next request is fitted to it (clipped, compacted as it needs)
+                if compacted_after_error:
                     raise ContextOverflow(overflow_message(e.message)) from None
-                else:
-                    compacted_after_error = True
+                compacted_after_error = True
                 self.compact(conversation, definitions, emit, force=True, deadline=deadline)
 
     def _build(
@@ -235,13 +235,15 @@ class ModelClient:
         limit = self.context.limit_notice()
         if limit:
             emit(Notice("warning", limit))
-        clipped = self.context.clip_new_results(conversation)
+        clipped = self.context.clip_results(conversation)
         if clipped:
             emit(Debug(f"Clipped {clipped} tool result(s) to fit the {self.context.window:,}-token window"))
         tools = definitions if native else None
         messages = self._build(conversation, definitions, native)
         prompt = self.context.estimate(messages, tools)
         if self.context.over_budget(prompt):
+            own = self._build(Conversation(), definitions, native)  # the agent's own prompt, before any task
+            self.context.check_own_prompt(own, tools, len(definitions))
             self.compact(conversation, definitions, emit, deadline=deadline)
             messages = self._build(conversation, definitions, native)
             prompt = self.context.estimate(messages, tools)
@@ -369,7 +371,9 @@ class ModelClient:
             {"role": "system", "content": self.compact_prompt()},
             {"role": "user", "content": transcript},
         ]
-        params = self._params(messages, [], False, self.context.config.summary_max_tokens)
+        # never more than the window (vLLM refuses that); the transcript takes half of it at most
+        limit = min(self.context.config.summary_max_tokens, self.context.window // 2)
+        params = self._params(messages, [], False, limit)
 
         def ask(attempt: int, silent: float) -> str:
             if deadline is not None and time.monotonic() >= deadline:

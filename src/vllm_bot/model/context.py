@@ -1,48 +1,63 @@
 """Keep the conversation inside the model's context window.
 
-Before each request the prompt is measured (tokens.TokenCounter). Past the threshold (default 80% of
-the window) the history is compacted in two steps: old tool results are shrunk to head + tail
-(oldest first, only as many as it takes, never those of the last few turns), then the oldest turns
-are summarized by the model itself into one message. Only if that is still not enough are the recent
-turns' results cut harder (never the newest turn's). The system prompt and the original task stay
-verbatim. Between compactions the history is append-only, so vLLM's prefix cache keeps hitting.
+Before each request, tool results that have not gone out yet (new ones, or a resumed session's) are
+clipped to the window's share, once (clipping.py), and the prompt is measured (tokens.TokenCounter).
+Past the threshold (default 80% of the window) the history is compacted in two steps: old tool
+results are shrunk to head + tail (oldest first, only as many as it takes, never those of the last
+few turns), then the oldest turns are summarized by the model itself into one message. Only if that
+is still not enough are the recent turns' results cut harder (never the newest turn's). The system
+prompt and the original task stay verbatim. Between compactions the history is append-only, so
+vLLM's prefix cache keeps hitting.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..calls import AssistantTurn, ToolResult
+from ..calls import AssistantTurn
 from ..config import ContextConfig
 from ..conversation import Conversation, ToolResults, UserMessage, summary_block, task_list
+from ..errors import ContextOverflow
+from .clipping import fit_result, fit_text, recent_start, shrink_results
 from .tokens import TokenCounter
 
 MIN_OUTPUT_TOKENS = 256
 # The default completion limit (vllm.max_tokens: null): the rest of the window, at most this. Qwen3's
 # model card recommends 32768 output tokens for thinking; reasoning models think for thousands.
 MAX_OUTPUT_TOKENS = 32768
-WINDOW_IN_ERROR = re.compile(r"maximum context length is (\d+) tokens")
-_READ_EXEC_ADVICE = "Ask for the part you need (read with offset/limit, or filter the command's output)"
-CLIPPED_MARKER = (
-    "[... {n} characters cut here: the output is too long for this model's context window. "
-    + _READ_EXEC_ADVICE
-    + " ...]"
+# The window in vLLM's context errors: "maximum context length is N tokens" (a prompt too long, every
+# release) and "max_tokens=M cannot be greater than max_model_len=N" (0.18 and later; 0.18-0.30 print
+# "max_model_len=max_total_tokens=N"), which a gateway that hides max_model_len makes the first one.
+WINDOW_IN_ERROR = re.compile(
+    r"maximum context length is (\d+) tokens|max_model_len=(?:max_total_tokens=)?(\d+)"
 )
-_EARLIER_CUT = re.compile(r"\n\[\.\.\. (\d+) characters (?:cut here|of this old tool result)[^\n]*\.\.\.\]\n")
-SHRUNK_MARKER = (
-    "[... {n} characters of this old tool result were removed to save context; "
-    "run the tool again if you need them ...]"
-)
+RESULT_SHARE = 0.3  # of the window, for one turn's tool results
 
 
 def overflow_message(detail: str) -> str:
     return (
         f"The conversation no longer fits the model's context window ({detail}) even after compacting it. "
         "Start a new task with less context, or serve the model with a larger --max-model-len."
+    )
+
+
+def own_prompt_message(window: int, own: int, system: int, tools: int, native: bool) -> str:
+    """What is too big when the agent's own prompt leaves no room for an answer, and what to do."""
+    if native:
+        parts = f"the system prompt ~{system:,}, {tools} tool definitions ~{own - system:,}"
+    else:
+        parts = f"the system prompt, with {tools} tools described in it"
+    return (
+        f"The model's context window ({window:,} tokens) is too small for the agent's own prompt: "
+        f"~{own:,} tokens ({parts}) plus {MIN_OUTPUT_TOKENS} for the answer, before any task. "
+        "Serve the model with a larger --max-model-len, offer fewer MCP tools "
+        "(mcp.servers.NAME.enabled_tools, or enabled: false), or lower "
+        "system_prompt.instructions_max_tokens (the AGENTS.md files in the system prompt)."
     )
 
 
@@ -85,6 +100,9 @@ class ContextManager:
         self.max_output = max_output
         self.learned_window: int | None = None  # from the server's own context-length error
         self._told: int | None = None  # the limit a notice was last given for
+        # The tool results entries already clipped (by identity): each is clipped once, so the bytes
+        # vLLM's prefix cache holds for it never change between compactions.
+        self._clipped: dict[int, weakref.ref[ToolResults]] = {}
 
     @property
     def window(self) -> int:
@@ -102,11 +120,14 @@ class ContextManager:
         return min(known) if known else None
 
     def learn(self, message: str) -> bool:
-        """Take the true window from vLLM's context-length error; True when it is smaller than ours."""
+        """Take the true window from vLLM's context-length error; True when it is smaller than ours
+        (every tool result is then clipped again, to the smaller window's share)."""
         found = WINDOW_IN_ERROR.search(message)
-        if found is None or int(found.group(1)) >= self.window:
+        window = int(found.group(1) or found.group(2)) if found else None
+        if window is None or window >= self.window:
             return False
-        self.learned_window = int(found.group(1))
+        self.learned_window = window
+        self._clipped.clear()
         return True
 
     def limit_notice(self) -> str | None:
@@ -145,6 +166,16 @@ class ContextManager:
         room = self.window - bound - self._margin()
         return room < (self.max_output or MAX_OUTPUT_TOKENS) and bound - cheap > self._margin()
 
+    def check_own_prompt(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_count: int
+    ) -> None:
+        """Stop with what to change when the agent's own prompt (`messages`: the system prompt alone)
+        and the tools leave no room for an answer: no compaction can help."""
+        own = self.estimate(messages, tools)
+        if not self.fits(own):
+            system = min(own, self.counter.count_text(str(messages[0]["content"])))
+            raise ContextOverflow(own_prompt_message(self.window, own, system, tool_count, tools is not None))
+
     def budget(self) -> int:
         return int(self.window * self.config.compact_threshold)
 
@@ -164,18 +195,30 @@ class ContextManager:
     def _margin(self) -> int:
         return 16 + self.window // 50
 
-    def result_budget_chars(self) -> int:
-        """Characters one turn's tool results may take: a share of the window, so one big output
-        (a 50 KB file, a long log) can never overflow a small context on its own."""
-        return max(2000, int(self.window * 0.3 * self.counter.chars_per_token))
+    def result_budget(self) -> int:
+        """Tokens one turn's tool results may take: a share of the window, so one big output (a 50 KB
+        file, a long log) can never overflow a small context on its own."""
+        return max(64, int(self.window * RESULT_SHARE))
 
-    def clip_new_results(self, conversation: Conversation) -> int:
-        """Cap the newest tool results (head + tail) to the window's share; returns how many were cut."""
-        last = conversation.entries[-1] if conversation.entries else None
-        if not isinstance(last, ToolResults) or not last.results:
-            return 0
-        each = self.result_budget_chars() // len(last.results)
-        return _shrink_entry(last, each, CLIPPED_MARKER)
+    def clip_results(self, conversation: Conversation) -> int:
+        """Clip every tool results entry not clipped before (added since the last request, or loaded
+        by a resume) to the window's share, each result by its own size, whatever follows it. An
+        entry clipped before is left alone. Returns how many results were cut."""
+        clipped, seen = 0, {}
+        for entry in conversation.entries:
+            if not isinstance(entry, ToolResults) or not entry.results:
+                continue
+            ref = self._clipped.get(id(entry))
+            if ref is None or ref() is not entry:
+                each = self.result_budget() // len(entry.results)
+                for i, result in enumerate(entry.results):
+                    shorter = fit_result(result, each, self.counter.count_text)
+                    if shorter is not None:
+                        entry.results[i], clipped = shorter, clipped + 1
+                ref = weakref.ref(entry)
+            seen[id(entry)] = ref
+        self._clipped = seen  # entries compaction dropped are forgotten
+        return clipped
 
     # -- compaction -----------------------------------------------------------------------------
 
@@ -191,11 +234,16 @@ class ContextManager:
         def under_budget() -> bool:
             return measure() <= budget
 
+        def summarize_fitted(transcript: str) -> str:  # about half the window, however dense the text
+            return summarize(fit_text(transcript, self.window // 2, self.counter.count_text))
+
         keep, chars = self.config.keep_recent_turns, self.config.shrink_results_to
         if result.before > budget or force:
             result.shrunk = shrink_results(conversation, keep, chars, None if force else under_budget)
         if force or not under_budget():
-            result.summarized = summarize_old_turns(conversation, keep, summarize, self._transcript_chars())
+            result.summarized = summarize_old_turns(
+                conversation, keep, summarize_fitted, self._transcript_chars()
+            )
         if not under_budget():  # last resort: the turns before the newest one, harder
             result.shrunk += shrink_results(conversation, 1, chars // 4, under_budget)
         result.after = measure()
@@ -229,70 +277,6 @@ class ContextManager:
         return parts
 
 
-def _recent_start(entries: list[Any], keep_turns: int) -> int:
-    """Index of the first entry that belongs to the last `keep_turns` assistant turns (or their task)."""
-    turns = [i for i, e in enumerate(entries) if isinstance(e, AssistantTurn)]
-    if len(turns) < keep_turns or keep_turns <= 0:
-        return 0 if keep_turns > 0 else len(entries)
-    return turns[-keep_turns]
-
-
-def shrink_results(
-    conversation: Conversation,
-    keep_turns: int,
-    keep_chars: int,
-    enough: Callable[[], bool] | None = None,
-) -> int:
-    """Cut old tool results to head + tail with a marker, oldest first, until `enough()` (every old
-    one when it is None); the last `keep_turns` turns are never cut. Returns how many were cut."""
-    entries = conversation.entries
-    shrunk = 0
-    for entry in entries[: _recent_start(entries, keep_turns)]:
-        if not isinstance(entry, ToolResults):
-            continue
-        for i, result in enumerate(entry.results):
-            cut = _cut(result, keep_chars, SHRUNK_MARKER)
-            if cut is None:
-                continue
-            if enough is not None and enough():
-                return shrunk
-            entry.results[i] = cut
-            shrunk += 1
-    return shrunk
-
-
-def _shrink_entry(entry: ToolResults, keep_chars: int, marker: str) -> int:
-    shrunk = 0
-    for i, result in enumerate(entry.results):
-        cut = _cut(result, keep_chars, marker)
-        if cut is not None:
-            entry.results[i] = cut
-            shrunk += 1
-    return shrunk
-
-
-def _cut(result: ToolResult, keep_chars: int, marker: str) -> ToolResult | None:
-    """The result cut to head + tail around `marker`, or None when it is short enough already. A
-    marker a tool (or an earlier cut) left in the middle is merged into the new one: one marker, the
-    total count, advice that fits the tool (the read/exec advice only for read and exec)."""
-    text = result.as_text()
-    if len(text) <= keep_chars + len(marker) + 20:
-        return None
-    start, end, already = keep_chars // 2, len(text) - keep_chars // 2, 0
-    earlier = _EARLIER_CUT.search(text)
-    if earlier is not None:  # the new cut spans the old one, so no gap goes unmarked
-        already, joint = int(earlier.group(1)), earlier.start()
-        text = text[:joint] + text[earlier.end() :]
-        start = min(start, joint)
-        end = max(len(text) - (keep_chars - start), joint)
-    if result.name not in ("read", "exec"):
-        marker = marker.replace(
-            _READ_EXEC_ADVICE, "Ask the tool for less (a narrower query, a filter or a page)"
-        )
-    cut = text[:start] + "\n" + marker.format(n=end - start + already) + "\n" + text[end:]
-    return ToolResult(result.tool_call_id, result.name, "error" if result.is_error else "text", cut)
-
-
 def summarize_old_turns(
     conversation: Conversation, keep_turns: int, summarize: Summarize, max_chars: int
 ) -> int:
@@ -303,7 +287,7 @@ def summarize_old_turns(
     )
     if first_task is None:
         return 0
-    stop = _recent_start(entries, keep_turns)
+    stop = recent_start(entries, keep_turns)
     old = entries[first_task + 1 : stop]
     if not old:
         return 0

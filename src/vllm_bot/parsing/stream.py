@@ -237,6 +237,8 @@ class StreamFilter:
         for span in spans:
             if span.start < cut < span.end:
                 cut = span.start
+        if not self._started and not text[pos:cut].strip():
+            cut = pos  # whitespace at the message start may be the head of a call (` <|…|>`): wait
         return max(cut, pos)
 
     def _marker_hold(self, text: str, pos: int) -> int:

@@ -194,7 +194,7 @@ def for_workspace(
     read_only: bool = False,
 ) -> Boundary:
     """The boundary from its parts (tests and the tool executor build one without a whole config)."""
-    from ..config_layers import user_config_dir
+    from ..config.layers import user_config_dir
     from ..statedir import user_state_dir
 
     env = os.environ if env is None else env

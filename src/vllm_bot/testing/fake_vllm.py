@@ -18,7 +18,8 @@ TLS-terminating proxy). Many sessions at once (a batch): `conversations` maps a 
 found in the task text to that session's own script (conversations.py); others use `script`.
 `reasoning_field` "reasoning_content" / "both" imitate releases before 0.16; 0.16 and later send
 `reasoning` only.
-A prompt longer than `max_model_len` gets vLLM's 400 (`param: "input_tokens"`); prompt + max_tokens
+A prompt longer than `max_model_len` gets vLLM's 400 (`param: "input_tokens"`), and so does a
+max_tokens larger than the whole window (`param: "max_tokens"`, checked first); prompt + max_tokens
 over the window is not an error, max_tokens is clamped.
 A request beyond the script, or one whose history breaks the tool-call/result pairing, is recorded in
 `problems`; `assert_done()` fails the test for those and for unconsumed replies.
@@ -58,6 +59,18 @@ def too_long_message(window: int, prompt: int) -> str:
         f"{seen} input tokens, which exceeds this limit even without any output tokens. Please reduce "
         f"the length of the input prompt. (parameter=input_tokens, value={seen})"
     )
+
+
+def max_tokens_error(body: dict[str, Any], window: int | None) -> dict[str, Any] | None:
+    """vLLM 0.32's 400 for a max_tokens (or max_completion_tokens) larger than the whole window."""
+    name = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
+    wanted = body.get(name)
+    if window is None or not isinstance(wanted, int) or wanted <= window:
+        return None
+    message = (
+        f"{name}={wanted} cannot be greater than max_model_len={window}. Please request fewer output tokens."
+    )
+    return error_body(message, param=name)
 
 
 class FakeVLLM:
@@ -375,6 +388,11 @@ class _Handler(BaseHTTPRequestHandler):
         if refusal:
             f.rejected.append(body)
             self._json(400, error_body(refusal))
+            return
+        too_many = max_tokens_error(body, f.max_model_len)
+        if too_many is not None:
+            f.requests.append(body)
+            self._json(400, too_many)
             return
         prompt = f.prompt_tokens(body)
         if f.max_model_len is not None and prompt >= f.max_model_len:

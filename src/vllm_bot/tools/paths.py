@@ -69,7 +69,7 @@ class Confinement:
         so the trust question can say the agent wrote it."""
         rule = self.boundary.judge(real, write=True)
         if rule is not None and rule.name == "agent-config":
-            from ..trust import record_agent_write
+            from ..config.trust import record_agent_write
 
             record_agent_write(self.boundary.workspace, real, data)
 

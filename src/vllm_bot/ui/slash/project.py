@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...config_layers import config_rows
+from ...config.layers import config_rows
 from ...instructions import FILE_NAME
 from ...prompts import load_template, render
 from ..display import columns

@@ -1,5 +1,5 @@
 """Layered, strict configuration: defaults <- config files <- environment <- command-line flags
-(the layers and where each value came from: config_layers.py).
+(the layers and where each value came from: layers.py).
 
 Each section is a dataclass; the loader checks every key and type against the dataclass fields, so an
 unknown key or a wrong type is a `ConfigError` that names the key and the file it came from.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .config_rules import checked, ranged, tool_choice_problem, value_problem
+from .rules import checked, ranged, tool_choice_problem, value_problem
 
 # plan: nothing in the workspace changes (read-only sandbox, file changes refused) until the model's
 # plan is approved (issue 37); cycled after the three others, as Claude Code's Shift-Tab does
@@ -254,10 +254,10 @@ def load_config(
     workspace: Path | None = None,
     trust: Any = None,
 ) -> Config:
-    """Build the effective config from its layers (config_layers.py). `path` (`--config`) takes the
-    user config's place and must exist; `workspace` adds the project's own settings, trusted by
-    `trust` (a trust.TrustPolicy); `overrides` maps dotted keys ("vllm.model") to flag values."""
-    from .config_layers import load_layers
+    """Build the effective config from its layers (layers.py). `path` (`--config`) takes the user
+    config's place and must exist; `workspace` adds the project's own settings, trusted by `trust`
+    (a trust.TrustPolicy); `overrides` maps dotted keys ("vllm.model") to flag values."""
+    from .layers import load_layers  # the layers build on these types: imported when a config loads
 
     return load_layers(path, env, overrides, workspace, trust)
 

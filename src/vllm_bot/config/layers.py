@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .cliargs import FLAG_NAMES
-from .config import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key
-from .mcp.claude import CLAUDE_KEY, MCP_JSON, McpJsonError, move_message, servers_from
-from .printable import safe_text
-from .statedir import STATE_DIR_NAME
+from ..cliargs import FLAG_NAMES
+from ..mcp.claude import CLAUDE_KEY, MCP_JSON, McpJsonError, move_message, servers_from
+from ..printable import safe_text
+from ..statedir import STATE_DIR_NAME
+from .settings import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key
 from .trust import TrustPolicy, TrustRequest, split, trusted_by_env
 
 PROJECT_CONFIG = f"{STATE_DIR_NAME}/config.json"
@@ -34,7 +34,7 @@ DEFAULT = "default"
 def defaults_file() -> Path | None:
     """`config.json` next to cli.py in a checkout (an installed package has none: a config.json two
     levels above site-packages/vllm_bot is not ours)."""
-    checkout = Path(__file__).resolve().parents[2]  # src/vllm_bot/config_layers.py -> the checkout
+    checkout = Path(__file__).resolve().parents[3]  # src/vllm_bot/config/layers.py -> the checkout
     path = checkout / "config.json"
     return path if (checkout / "cli.py").is_file() and path.is_file() else None
 
@@ -199,7 +199,7 @@ def project_summary(cfg: Config) -> str:
 
 def config_rows(cfg: Config, prefix: str = "") -> list[tuple[str, str]]:
     """(dotted key, `value  [where it came from]`) of every setting under `prefix`, the API key masked."""
-    from .config import to_dict
+    from .settings import to_dict
 
     rows = []
     for key, value in _leaves(to_dict(cfg), ""):

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .mcp.names import NAME_RE, PREFIX
-from .tools.definitions import TOOL_DEFINITIONS, tool_names
+from ..mcp.names import NAME_RE, PREFIX
+from ..tools.definitions import TOOL_DEFINITIONS, tool_names
 
 TOOL_CHOICE_MODES = ("auto", "none", "required")
 RULE = "rule"  # the metadata key: a callable(value) -> problem or None
