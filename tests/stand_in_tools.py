@@ -49,13 +49,14 @@ def agent_session(
     emit: Any = None,
 ) -> Any:
     """What Session wires together, minus the tools package: a real client, the real approval gate
-    and loop, `attach_history`. Returns a session-like namespace (slash commands accept it)."""
+    and loop, history wired in as session.py does. Returns a session-like namespace (slash commands
+    accept it)."""
     from types import SimpleNamespace
 
     from vllm_bot.agent.loop import Agent
     from vllm_bot.config import Config
     from vllm_bot.events import ignore
-    from vllm_bot.history.store import attach_history
+    from vllm_bot.history.store import History, resumed_message
     from vllm_bot.model.client import ModelClient
     from vllm_bot.safety.approval import ApprovalGate
     from vllm_bot.statedir import workspace_state_dir
@@ -81,5 +82,17 @@ def agent_session(
     session.add_consumer = session.consumers.append
     gate = ApprovalGate(approval, None)
     session.agent = Agent(client, StandInTools(ws), config.agent, session.emit, gate=gate)
-    session.history = attach_history(session, resume, latest=latest)
+    session.history = History(config, ws, session.state_dir, session.agent.conversation, session.emit, client)
+
+    def resume_session(wanted: str | None) -> None:
+        loaded = session.history.resume(wanted)
+        client.function_calling = client.function_calling and loaded.function_calling is not False
+        session.agent.usage = loaded.usage()
+        said.append(resumed_message(loaded))
+
+    session.resume = resume_session
+    if latest or resume:
+        resume_session(None if latest else resume)
+    gate.before_change = session.history.before_change
+    session.add_consumer(session.history.on_event)
     return session

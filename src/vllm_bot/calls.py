@@ -7,13 +7,22 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ResultKind = Literal["text", "data", "error"]
+ProblemKind = Literal[
+    "unreadable", "unknown_tool", "arguments", "truncated", "in_reasoning", "too_many", "not_a_call",
+    "finish_beside_others",
+]  # fmt: skip
 
-# What the model is told about a call that max_tokens cut off (model/replies.py marks it, the loop
-# explains a run of them, agent/dispatch.py).
-TRUNCATED_CALL = (
-    "your reply was cut off by the max_tokens limit while writing this call, so it was not run. "
-    "Make smaller calls (for a big file: write a first part, then add the rest with edit)."
-)
+
+class CallProblem(str):
+    """Why a call cannot run: the message for the model (a str, as `ToolCall.metadata["error"]` holds
+    it in the parser's contract) and its kind, which is what code decides by (never the wording)."""
+
+    kind: ProblemKind
+
+    def __new__(cls, message: str, kind: ProblemKind = "unreadable") -> CallProblem:
+        problem = super().__new__(cls, message)
+        problem.kind = kind
+        return problem
 
 
 def new_call_id() -> str:
@@ -21,7 +30,7 @@ def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
-@dataclass
+@dataclass(eq=False)
 class ToolCall:
     """One call the model asked for. `metadata` records how it was found ("source") and any problem
     ("error": a message for the model; a call with an error is never executed)."""
@@ -31,9 +40,24 @@ class ToolCall:
     arguments: dict[str, Any]
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    def __eq__(self, other: object) -> bool:  # a CheckedCall equals the same call not (yet) checked
+        return isinstance(other, ToolCall) and vars(self) == vars(other)
+
     @property
-    def error(self) -> str | None:
-        return self.metadata.get("error")
+    def error(self) -> CallProblem | None:
+        found = self.metadata.get("error")
+        return found if found is None or isinstance(found, CallProblem) else CallProblem(found)
+
+
+class CheckedCall(ToolCall):
+    """A call that may run: its tool exists and its arguments fit the tool's schema, normalized once
+    (by the parser, or by `tools.validation.check_call`). The gate, the checkpoint, the executor and
+    the preview take it as it is; nothing checks or changes it again."""
+
+
+def with_problem(call: ToolCall, problem: CallProblem) -> ToolCall:
+    """`call` marked as one that must not run (a new call: a checked one stays as it was checked)."""
+    return ToolCall(call.id, call.name, call.arguments, {**call.metadata, "error": problem})
 
 
 @dataclass

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .calls import AssistantTurn, ToolCall, ToolResult, Usage
+from .calls import AssistantTurn, ProblemKind, ToolCall, ToolResult, Usage
 
 
 @dataclass
@@ -127,6 +127,7 @@ class ToolCallFinished(Event):
     call: ToolCall
     result: ToolResult
     seconds: float
+    problem: ProblemKind | None = None  # a call that could not be used: what was wrong (calls.py)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""System prompt rendering from prompts/*.yaml (strict: a missing variable is an error)."""
+"""Rendering prompts/*.yaml (strict: a missing variable is an error): the system prompt, and every other
+text the model reads (`message`)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,12 @@ def render(template: str, variables: dict[str, Any], source: str = "prompt") -> 
         raise PromptError(f"{source}: variable ${{{e.args[0]}}} is not defined") from None
     except ValueError as e:
         raise PromptError(f"{source}: {e}") from None
+
+
+def message(name: str, /, file: str = "messages.yaml", **variables: Any) -> str:
+    """The text `name` of prompts/FILE, rendered strictly; messages.yaml holds what the model is told
+    about its calls besides the system prompt (refusals, notes, advice)."""
+    return render(load_template(file, required=name)[name], variables, f"{file}: {name}")
 
 
 def tool_listing(definitions: list[dict[str, Any]]) -> str:

@@ -19,7 +19,7 @@ from .config import Config
 from .config.layers import project_summary
 from .errors import ServerUnreachable
 from .events import Emit, Event, Notice, SessionStarted
-from .history.store import attach_history
+from .history.store import History, resumed_message
 from .instructions import instruction_stamp, load_instructions
 from .mcp.bridge import McpTools
 from .model.capabilities import CapabilityCache, ModeMemory, configure
@@ -90,10 +90,29 @@ class Session:
         )
         self.agent = Agent(self.client, self.executor, config.agent, self.emit, gate=self.gate)
         self.workflow = Workflow(self)  # plan mode, the task list, sub-agents (issue 37)
-        # Checkpoints before changes, the saved conversation, --continue / --resume.
         self.resumed_in_text_mode = False
         self.offline: str | None = None  # why the server could not be reached at start (interactive)
-        self.history = attach_history(self, resume, latest=latest)
+        # History: the conversation saved after each step (from the events), a checkpoint before the
+        # first change of each turn (the gate asks for it), --continue / --resume.
+        self.history = History(
+            config, workspace, self.state_dir, self.agent.conversation, self.emit, self.client
+        )
+        if latest or resume:
+            self.resume(None if latest else resume)
+        if self.history.store is None and config.git.checkpoints:
+            self.emit(Notice("warning", f"{self.history.unavailable}; /undo will not work in this session"))
+        self.gate.before_change = self.history.before_change
+        self.add_consumer(self.history.on_event)
+
+    def resume(self, wanted: str | None) -> None:
+        """Continue a saved session (None: the latest): its conversation, its tool-call mode (config
+        can only turn it off) and its token total."""
+        loaded = self.history.resume(wanted)
+        if loaded.function_calling is False:
+            self.client.function_calling = False
+            self.resumed_in_text_mode = True  # start() keeps it after configuring the profile
+        self.agent.usage = loaded.usage()
+        self.say(resumed_message(loaded))
 
     def add_consumer(self, consumer: Emit) -> None:
         self.consumers.append(consumer)

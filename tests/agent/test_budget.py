@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vllm_bot.agent.budget import NOT_RUN_RESULT, Budget
+from vllm_bot.agent.budget import Budget
 from vllm_bot.agent.loop import Agent
 from vllm_bot.calls import AssistantTurn, ToolCall, ToolResult
 from vllm_bot.config import AgentConfig, ToolsConfig, VllmConfig
@@ -22,6 +22,7 @@ from vllm_bot.errors import EXIT_LIMIT
 from vllm_bot.events import Notice, TaskFinished
 from vllm_bot.model.client import ModelClient
 from vllm_bot.model.watchdog import DeadlineReached
+from vllm_bot.prompts import message
 from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
 from vllm_bot.testing.script import Call, Reply
 from vllm_bot.tools import ToolExecutor
@@ -63,7 +64,7 @@ def test_a_long_command_is_cut_to_the_budget_and_the_task_stops(tmp_path):
     ran, skipped = (r.value for r in results.results)
     assert "the task's time budget (agent.time_budget) ran out" in ran
     assert "the timeout was cut to" in ran and "finished" not in ran
-    assert skipped == NOT_RUN_RESULT  # the call after it did not start: exactly one result each
+    assert skipped == message("budget_not_run")  # the call after it did not start: exactly one result each
 
 
 def test_a_reply_still_streaming_when_the_budget_runs_out_stops_at_a_chunk(tmp_path):

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from test_e2e import expect_in_last, run_cli
 
-from vllm_bot.agent.answers import CONTINUE, NO_ANSWER, THOUGHT_TOO_LONG
-from vllm_bot.model.replies import CALL_IN_REASONING
+from vllm_bot.prompts import message
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
+
+CONTINUE, NO_ANSWER, THOUGHT_TOO_LONG = message("continue"), message("no_answer"), message("thought_too_long")
+CALL_IN_REASONING = message("call_in_reasoning")
 
 LONG = "This answer goes on and on about the code " * 20
 

@@ -1,11 +1,9 @@
 """What a batch counts from an agent's stream-json events: calls, malformed and unparsed ones,
-refusals, the tool-call mode used. The refusal sentences are pinned to the approval gate's."""
+refusals, the tool-call mode used."""
 
 import json
 
-from vllm_bot.batch.tally import REFUSALS, Tally
-from vllm_bot.calls import ToolCall
-from vllm_bot.safety.approval import Answer, ApprovalGate
+from vllm_bot.batch.tally import Tally
 
 
 def line(event):
@@ -16,11 +14,12 @@ def call(call_id, name="read", metadata=None):
     return {"id": call_id, "name": name, "arguments": {}, "metadata": metadata or {}}
 
 
-def finished(call_id, kind="text", value="ok", metadata=None):
+def finished(call_id, kind="text", value="ok", metadata=None, problem=None):
     return {
         "type": "tool_call_finished",
         "call": call(call_id, metadata=metadata),
         "result": {"kind": kind, "value": value},
+        "problem": problem,
     }
 
 
@@ -39,8 +38,8 @@ def test_counts_from_a_stream():
         finished("1"),
         {"type": "tool_call_started", "call": call("2")},
         finished("2", "error", "Exit code 1"),
-        finished("3", "error", "unknown tool 'patch'. Available tools: read"),
-        finished("4", "error", "could not use this tool call: bad JSON", {"error": "bad JSON"}),
+        finished("3", "error", "unknown tool 'patch'. Available tools: read", problem="unknown_tool"),
+        finished("4", "error", "could not use this tool call: bad JSON", {"error": "bad JSON"}, "unreadable"),
         finished("5", "error", "refused by policy: it removes .git. Do not retry this call."),
         {"type": "iteration_started", "iteration": 2, "max_iterations": 9},
         {"type": "result", "exit_code": 0},
@@ -53,15 +52,3 @@ def test_counts_from_a_stream():
     assert (tally.mode, tally.fell_back, tally.calls_from_text) == ("native+text", True, 4)
     assert (tally.calls, tally.tool_errors, tally.malformed, tally.unparsed, tally.refused) == (5, 1, 2, 1, 1)
     assert tally.result == {"type": "result", "exit_code": 0}
-
-
-def test_the_refusal_sentences_are_the_approval_gates():
-    """If approval.py words its refusals differently, refused calls would count as malformed."""
-    tool_call = ToolCall("c1", "exec", {"command": "rm -rf .git"})
-    denied = ApprovalGate("full-auto", None)(tool_call)
-    nobody = ApprovalGate("ask", None)(ToolCall("c2", "exec", {"command": "make"}))
-    declined = ApprovalGate("ask", lambda *a: Answer(False), sandboxed=True)(
-        ToolCall("c3", "exec", {"command": "make"})
-    )
-    for refusal in (denied, nobody, declined):
-        assert refusal is not None and refusal.value.startswith(REFUSALS), refusal

@@ -114,12 +114,9 @@ def test_decide_table(tool_call, grants, sandboxed, expected):
     assert got == expected
 
 
-def test_tool_kinds_override_and_unknown_tools_are_external():
+def test_unknown_tools_are_external():
     search = call("search_code", query="x")
     assert decide(search, "auto-edit", Grants()).decision == "ask"
-    kinds = {"search_code": "read"}
-    assert decide(search, "ask", Grants(), tool_kinds=kinds).decision == "allow"
-    assert decide(WRITE, "ask", Grants(), tool_kinds={"write": "read"}).decision == "allow"
 
 
 def test_every_verdict_has_a_reason():

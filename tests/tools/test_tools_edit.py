@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_tools_write import tmpfs_directory
 
+from vllm_bot.calls import ToolCall
 from vllm_bot.config import ToolsConfig
 from vllm_bot.tools import ToolExecutor
 from vllm_bot.tools.codec import detect_format, sniff_binary
@@ -261,10 +262,10 @@ def test_preview_is_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     target = tmp_path / "p.txt"
     target.write_text("alpha\nbeta\n")
     ex = executor(tmp_path)
-    diff = ex.preview("edit", {"path": "p.txt", "old_string": "beta", "new_string": "gamma"})
+    diff = ex.preview(ToolCall("p", "edit", {"path": "p.txt", "old_string": "beta", "new_string": "gamma"}))
     assert diff is not None and "-beta" in diff and "+gamma" in diff
     assert target.read_text() == "alpha\nbeta\n"
-    assert ex.preview("edit", {"path": "p.txt", "oldText": "nope", "newText": "x"}) is None
+    assert ex.preview(ToolCall("p", "edit", {"path": "p.txt", "oldText": "nope", "newText": "x"})) is None
 
 
 @pytest.mark.parametrize("old", ["x", "zz"])

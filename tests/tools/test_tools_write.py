@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from vllm_bot.calls import ToolCall
 from vllm_bot.config import ToolsConfig
 from vllm_bot.tools import ToolExecutor
 from vllm_bot.tools.fileio import TEMP_MARK
@@ -88,12 +89,12 @@ def test_bad_targets_are_errors_with_next_steps(tmp_path: Path) -> None:
 def test_preview_describes_the_write_without_doing_it(tmp_path: Path) -> None:
     (tmp_path / "old.txt").write_text("a\nb\n")
     ex = ToolExecutor(tmp_path, ToolsConfig())
-    created = ex.preview("write", {"path": "new/n.txt", "content": "hi\n"})
+    created = ex.preview(ToolCall("p", "write", {"path": "new/n.txt", "content": "hi\n"}))
     assert created is not None and created.startswith("create new/n.txt (3 bytes, 1 line)")
-    preview = ex.preview("write", {"path": "old.txt", "content": "a\nc\n"})
+    preview = ex.preview(ToolCall("p", "write", {"path": "old.txt", "content": "a\nc\n"}))
     assert preview.startswith("overwrite old.txt (4 bytes, 2 lines)\n--- a/old.txt") and "-b\n+c" in preview
     assert not (tmp_path / "new").exists() and (tmp_path / "old.txt").read_text() == "a\nb\n"
-    assert ex.preview("write", {"path": "../x", "content": "x"}) is None
+    assert ex.preview(ToolCall("p", "write", {"path": "../x", "content": "x"})) is None
 
 
 def _writer_child(ws: Path, contents: list[str], ready: int) -> None:

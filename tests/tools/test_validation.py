@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from vllm_bot.agent.dispatch import check_call
-from vllm_bot.calls import ToolCall
+from vllm_bot.agent.dispatch import check_turn
+from vllm_bot.calls import AssistantTurn, ToolCall
 from vllm_bot.config import ToolsConfig
-from vllm_bot.model.replies import TRUNCATED_CALL
 from vllm_bot.parsing import parse_tool_calls
+from vllm_bot.prompts import message
 from vllm_bot.tools import ToolExecutor
 from vllm_bot.tools.definitions import TOOL_DEFINITIONS, find_definition
 from vllm_bot.tools.validation import ArgumentError, expected_shape, normalize_arguments
@@ -95,30 +95,13 @@ def test_expected_shape_shows_numbers_unquoted() -> None:
 
 
 def test_truncated_call_message_ends_one_sentence_once() -> None:
-    call = ToolCall("c1", "write", {"path": "a"}, {"error": TRUNCATED_CALL})
-    message = check_call(call, TOOL_DEFINITIONS)
-    assert message is not None and ".." not in message
-    assert "rest with edit). Expected write(path, content)" in message
+    call = ToolCall("c1", "write", {"path": "a"}, {"error": message("truncated_call")})
     bare = ToolCall("c2", "write", {}, {"error": "the JSON could not be read"})
-    assert "could not be read. Expected write" in (check_call(bare, TOOL_DEFINITIONS) or "")
+    truncated, unreadable = check_turn(AssistantTurn("", [call, bare]), TOOL_DEFINITIONS)
+    assert ".." not in truncated and "rest with edit). Expected write(path, content)" in truncated
+    assert "could not be read. Expected write" in unreadable
 
 
-def test_a_schema_is_compiled_once_and_the_table_stays_bounded() -> None:
-    import jsonschema
-
-    from vllm_bot.tools import validation
-
-    read = find_definition(TOOL_DEFINITIONS, "read")
-    assert read is not None
-    normalize_arguments(read, {"path": "a.txt"})
-    compiled = validation._validator(read["function"]["parameters"], jsonschema)
-    size = len(validation._VALIDATORS)
+def test_a_tool_without_parameters_takes_an_empty_object() -> None:
     bare = {"type": "function", "function": {"name": "ping", "description": "Ping."}}
-    for _ in range(3):
-        normalize_arguments(read, {"path": "b.txt"})
-        assert normalize_arguments(bare, {}) == {}
-    assert validation._validator(read["function"]["parameters"], jsonschema) is compiled
-    assert len(validation._VALIDATORS) <= size + 1  # the bare tool's shared schema, once
-    for i in range(validation.MAX_VALIDATORS + 5):
-        validation._validator({"type": "object", "title": str(i)}, jsonschema)
-    assert len(validation._VALIDATORS) <= validation.MAX_VALIDATORS
+    assert normalize_arguments(bare, {}) == {}

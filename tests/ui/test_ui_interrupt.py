@@ -9,16 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from vllm_bot.agent.interrupts import INTERRUPTED_RESULT, NOT_RUN_RESULT, close_open_calls
+from vllm_bot.agent.interrupts import close_open_calls
 from vllm_bot.agent.loop import Agent
 from vllm_bot.config import AgentConfig, ContextConfig, ToolsConfig, VllmConfig
 from vllm_bot.conversation import ToolResults
 from vllm_bot.events import TaskFinished, TextDelta, ToolOutput
 from vllm_bot.model.client import ModelClient
+from vllm_bot.prompts import message
 from vllm_bot.safety.approval import ApprovalGate
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
 from vllm_bot.tools import ToolExecutor
+
+INTERRUPTED_RESULT, NOT_RUN_RESULT = message("interrupted"), message("interrupted_not_run")
 
 FULL_TEXT = "I will explain this slowly, piece by piece, so that the user can interrupt me midway."
 

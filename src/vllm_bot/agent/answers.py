@@ -15,19 +15,9 @@ from dataclasses import dataclass
 
 from ..calls import AssistantTurn
 from ..cliargs import program_name
+from ..prompts import message
 
 MAX_NUDGES = 2  # unfinished replies in a row that get a note; one more stops the task
-CONTINUE = (
-    "Your reply was cut off by the max_tokens limit. Continue exactly where it stopped, without "
-    "repeating what you already wrote."
-)
-THOUGHT_TOO_LONG = (
-    "Your reply was cut off by the max_tokens limit while you were still reasoning, so it has no "
-    "answer. Reason more briefly, then give your answer or make your next tool call."
-)
-NO_ANSWER = (
-    "Your reply ended without an answer or a tool call. Give your answer now, or make your next tool call."
-)
 
 
 @dataclass
@@ -67,13 +57,15 @@ class AnswerCheck:
         if not empty:
             self.pieces.append(turn.content)
             return Ending(
-                note=CONTINUE, text="The reply was cut off by max_tokens; asking the model to go on."
+                note=message("continue"),
+                text="The reply was cut off by max_tokens; asking the model to go on.",
             )
         if cut and turn.reasoning:
             return Ending(
-                note=THOUGHT_TOO_LONG, text="The model reasoned until max_tokens; asking for its answer."
+                note=message("thought_too_long"),
+                text="The model reasoned until max_tokens; asking for its answer.",
             )
-        return Ending(note=NO_ANSWER, text="The reply had no answer; asking the model for it.")
+        return Ending(note=message("no_answer"), text="The reply had no answer; asking the model for it.")
 
     def _stop(self, cut: bool, empty: bool) -> Ending:
         replies = f"{self.nudges + 1} replies in a row"

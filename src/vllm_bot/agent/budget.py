@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from ..calls import AssistantTurn, ToolCall, ToolResult
 from ..conversation import answer_calls
+from ..prompts import message
 
-NOT_RUN_RESULT = "Not run: the task's time budget (agent.time_budget) ran out before this call started."
 LAST_MOMENT = 0.5  # seconds: with less left no request or call starts (exec refuses to start, too)
 
 
@@ -43,4 +43,4 @@ class Budget:
 
 def not_run_results(calls: list[ToolCall], done: list[ToolResult]) -> list[ToolResult]:
     """`done` plus a result for every call after it that the budget left unrun (one result per id)."""
-    return answer_calls(calls, done, NOT_RUN_RESULT)
+    return answer_calls(calls, done, message("budget_not_run"))

@@ -18,10 +18,10 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .. import prompts
 from ..calls import ToolCall, ToolResult, Usage
 from ..config import DelegateConfig
 from ..events import Emit, Event, SubagentEvent, UsageReported
-from .interrupts import INTERRUPTED_RESULT
 from .planning import message
 
 TOOL = "delegate"
@@ -134,6 +134,6 @@ def _result(outcome: Any, over_budget: bool, config: DelegateConfig) -> ToolResu
     if outcome.reason == "done":
         return ToolResult("", TOOL, "text", answer)
     if outcome.reason == "interrupted" and not over_budget:
-        return ToolResult("", TOOL, "error", INTERRUPTED_RESULT)
+        return ToolResult("", TOOL, "error", prompts.message("interrupted"))
     reason = "it used its token budget, delegate.max_tokens" if over_budget else outcome.reason
     return ToolResult("", TOOL, "error", message("subagent_stopped", reason=reason, partial=answer or "-"))

@@ -17,9 +17,7 @@ from typing import Any, Literal
 from ..calls import AssistantTurn, ToolCall, ToolResult
 from ..conversation import Conversation, answer_calls
 from ..events import Event, ReasoningDelta, RequestStarted, TextDelta
-
-INTERRUPTED_RESULT = "Interrupted by the user before it finished; nothing more of this call ran."
-NOT_RUN_RESULT = "Not run: the user interrupted the task before this call started."
+from ..prompts import message
 
 
 class Interrupted(Exception):
@@ -106,9 +104,13 @@ class PartialReply:
 def interrupted_results(calls: list[ToolCall], done: list[ToolResult], *, mid_call: bool) -> list[ToolResult]:
     """`done` plus a result for every call after it, so each call id has exactly one result.
     `mid_call`: the first call without a result was running when the interrupt came."""
-    return answer_calls(calls, done, NOT_RUN_RESULT, INTERRUPTED_RESULT if mid_call else None)
+    if len(done) == len(calls):  # nothing left to answer (the usual end of a turn)
+        return done
+    return answer_calls(
+        calls, done, message("interrupted_not_run"), message("interrupted") if mid_call else None
+    )
 
 
 def close_open_calls(conversation: Conversation) -> int:
     """After an interrupt outside the loop's own handling: answer calls left without a result."""
-    return conversation.close_open_calls(NOT_RUN_RESULT)
+    return conversation.close_open_calls(message("interrupted_not_run"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from ..calls import AssistantTurn, ToolCall, ToolResult, Usage, error_result
+from ..calls import AssistantTurn, CallProblem, CheckedCall, ToolCall, ToolResult, Usage, error_result
 from ..config import AgentConfig
 from ..conversation import Conversation
 from ..errors import EXIT_LIMIT, EXIT_OK
@@ -29,7 +29,7 @@ from ..model.watchdog import DeadlineReached
 from ..tools.context import plural
 from .answers import AnswerCheck, Ending
 from .budget import Budget, OutOfTime, not_run_results
-from .dispatch import check_call, malformed_message
+from .dispatch import check_turn, malformed_message
 from .interrupts import Cancel, Interrupted, PartialReply, interrupted_results
 from .loopguard import LoopGuard
 from .planning import TaskEnded, ended_results
@@ -92,6 +92,7 @@ class Agent:
                 if e.turn is not None:  # what had streamed stays, marked partial (none of its calls ran)
                     self.conversation.add_turn(e.turn)
                 return self._stop("time_budget", budget.message(), iteration)
+            checks = check_turn(turn, self.executor.definitions)  # each call once, before it is kept
             self.conversation.add_turn(turn)
             self._account(turn, time.monotonic() - turn_started)
             ending = self.answers.judge(turn)  # a reply without calls: the answer, or not yet
@@ -101,7 +102,7 @@ class Agent:
                 self.emit(Notice("info", ending.text))
                 self.conversation.add_user(ending.note, kind="note")
                 continue
-            results, problems, ended = self._run_calls(turn.tool_calls, budget)
+            results, problems, ended = self._run_calls(turn.tool_calls, checks, budget)
             self.conversation.add_results(results, turn.via)
             if ended is not None:  # a tool ended the task (present_plan in a headless --plan run)
                 return self._finish("done", ended, EXIT_OK, iteration)
@@ -141,27 +142,27 @@ class Agent:
             raise OutOfTime(partial.turn()) from None
 
     def _run_calls(
-        self, calls: list[ToolCall], budget: Budget
-    ) -> tuple[list[ToolResult], list[str], str | None]:
+        self, calls: list[ToolCall], checks: list[CheckedCall | CallProblem], budget: Budget
+    ) -> tuple[list[ToolResult], list[CallProblem], str | None]:
         """Run every call in order; exactly one result per call (an interrupt, the time budget or a
         tool that ends the task answers the rest). Returns (results, malformed problems, the answer
         of a tool that ended the task)."""
         results: list[ToolResult] = []
-        problems: list[str] = []
-        self.executor.prefetch(calls)  # what may start ahead of its turn (several delegate calls)
-        for call in calls:
+        problems: list[CallProblem] = []
+        # what may start ahead of its turn (several delegate calls)
+        self.executor.prefetch([c for c in checks if isinstance(c, CheckedCall)])
+        for call, check in zip(calls, checks, strict=True):
             if self.cancel.requested:
                 break
             if budget.expired():
                 return not_run_results(calls, results), problems, None
-            problem = check_call(call, self.executor.definitions)
-            if problem is not None:
-                problems.append(problem)
-                result = error_result(call, problem)
-                self.emit(ToolCallFinished(call, result, 0.0))
+            if isinstance(check, CallProblem):
+                problems.append(check)
+                result = error_result(call, str(check))
+                self.emit(ToolCallFinished(call, result, 0.0, check.kind))
             else:
                 try:
-                    result = self._run_one(call, budget.deadline)
+                    result = self._run_one(check, budget.deadline)
                 except KeyboardInterrupt:
                     self.cancel.event.set()
                     rest = interrupted_results(calls, results, mid_call=True)
@@ -174,7 +175,7 @@ class Agent:
             results.append(result)
         return interrupted_results(calls, results, mid_call=False), problems, None
 
-    def _run_one(self, call: ToolCall, deadline: float | None) -> ToolResult:
+    def _run_one(self, call: CheckedCall, deadline: float | None) -> ToolResult:
         refused = self.gate(call)
         if refused is not None:
             self.emit(ToolCallFinished(call, refused, 0.0))

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import prompts
 from ..calls import ToolCall, ToolResult
 from ..conversation import answer_calls
-from ..prompts import load_template, render
 
 TOOL = "present_plan"
 
@@ -39,7 +39,7 @@ def ended_results(calls: list[ToolCall], done: list[ToolResult]) -> list[ToolRes
 
 def message(name: str, **variables: str) -> str:
     """A text of prompts/workflow.yaml, rendered."""
-    return render(load_template("workflow.yaml", required=name)[name], variables, f"workflow.yaml: {name}")
+    return prompts.message(name, file="workflow.yaml", **variables)
 
 
 class PlanPresenter:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..calls import AssistantTurn, ToolCall, ToolResult
+from ..calls import AssistantTurn, CheckedCall, ToolCall, ToolResult
 from ..conversation import Conversation
 from ..events import Emit
 
@@ -30,14 +30,12 @@ class Client(Protocol):
 class Executor(Protocol):
     definitions: list[dict[str, Any]]
 
-    def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult: ...
+    def execute_call(self, call: CheckedCall, **kw: Any) -> ToolResult: ...
 
-    def prefetch(self, calls: list[ToolCall]) -> None: ...  # a turn's calls, before they run in order
-
-    def preview(self, name: str, args: dict[str, Any]) -> str | None: ...
+    def prefetch(self, calls: list[CheckedCall]) -> None: ...  # a turn's calls, before they run in order
 
 
-Gate = Callable[[ToolCall], ToolResult | None]  # None: run it; a result: refused (and why)
+Gate = Callable[[CheckedCall], ToolResult | None]  # None: run it; a result: refused (and why)
 
 
 def allow_all(call: ToolCall) -> ToolResult | None:

@@ -1,8 +1,8 @@
 """What one agent run did, counted from its `--output-format stream-json` events as they arrive.
 
-Calls that never started (no `tool_call_started`) were refused by the approval policy or malformed
-(unknown tool, arguments that do not fit, call syntax the parser could not read: "unparsed"). The
-refusal sentences are the ones `safety/approval.py` writes; a test pins them.
+Calls that never started (no `tool_call_started`) were malformed (their `tool_call_finished` names
+the `problem`: unknown tool, arguments that do not fit, call syntax the parser could not read:
+"unparsed") or refused by the approval policy.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ SKIPPED = tuple(
     f'{{"type":"{kind}"'.encode()
     for kind in ("text_delta", "reasoning_delta", "tool_output", "first_token", "debug")
 )
-REFUSALS = ("refused by policy:", "not run:", "the user declined")
 
 
 class Tally:
@@ -79,11 +78,11 @@ class Tally:
         failed = result.get("kind") == "error"
         if str(call.get("id")) in self._started:
             self.tool_errors += failed
-        elif str(result.get("value", "")).startswith(REFUSALS):
-            self.refused += 1
-        else:
+        elif event.get("problem"):
             self.malformed += 1
             self.unparsed += bool((call.get("metadata") or {}).get("error"))
+        else:
+            self.refused += 1
 
     @property
     def mode(self) -> str | None:

@@ -1,8 +1,8 @@
 """Never lose the user's work: checkpoints before the agent changes files, and the saved conversation.
 
-`attach_history(session, resume=...)` hooks both into a Session without touching the loop: the
-approval gate is wrapped (an allowed call that may change files first triggers this turn's
-checkpoint) and the agent's events are teed into the session recorder and the turn tracker.
+The session wires a History in (session.py) without touching the loop: the approval gate calls
+`before_change` before an allowed call that may change files (this turn's checkpoint), and the
+agent's events go to `on_event` (the session recorder and the turn tracker).
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..calls import ToolCall, ToolResult
 from ..config import Config
 from ..conversation import Conversation, UserMessage
 from ..events import Emit, Event, IterationStarted, Notice, TaskFinished
@@ -22,22 +21,32 @@ from .safegit import GIT_ERRORS
 from .session_recorder import SessionRecorder
 from .sessions import LoadedSession, SessionLog, find_session, first_line, new_session_id, sessions_dir
 
-Gate = Callable[[ToolCall], ToolResult | None]
+
+class Client(Protocol):
+    """The model client: which model and tool-call mode the session log records."""
+
+    model: str
+    function_calling: bool
 
 
 class History:
     """Checkpoints (None when off or unavailable) and the session log for one agent session."""
 
     def __init__(
-        self, config: Config, workspace: Path, state_dir: Path, conversation: Conversation, emit: Emit
+        self,
+        config: Config,
+        workspace: Path,
+        state_dir: Path,
+        conversation: Conversation,
+        emit: Emit,
+        client: Client,
     ) -> None:
         self.config = config
         self.workspace = workspace
         self.state_dir = state_dir
         self.conversation = conversation
         self.emit = emit  # the session's emit (notices)
-        self.function_calling: Callable[[], bool] = lambda: config.vllm.enable_function_calling
-        self.model: Callable[[], str] = lambda: config.vllm.model
+        self.client = client
         self.store: CheckpointStore | None = None
         self.unavailable: str | None = None  # why checkpoints are off
         self.recorder: SessionRecorder | None = None
@@ -86,8 +95,8 @@ class History:
             "id": self.session_id,
             "created": round(time.time(), 3),
             "workspace": str(self.workspace),
-            "model": self.model(),
-            "function_calling": self.function_calling(),
+            "model": self.client.model,
+            "function_calling": self.client.function_calling,
             "approval": self.config.agent.approval,
         }
 
@@ -145,60 +154,6 @@ class History:
         self.finish_turn()
         if self.recorder is not None:
             self.recorder.close()
-
-
-def checkpoint_gate(inner: Gate, history: History) -> Gate:
-    """The approval gate, plus a checkpoint before the first allowed call of a turn that may change
-    files. A refused call changes nothing, so it takes no checkpoint."""
-
-    def gate(call: ToolCall) -> ToolResult | None:
-        refused = inner(call)
-        if refused is None and may_change_files(call):
-            history.before_change()
-        return refused
-
-    return gate
-
-
-def may_change_files(call: ToolCall) -> bool:
-    """Whether a call that is about to run needs the turn's checkpoint first: not for reads and not for
-    commands the approval policy knows to be read-only (`ls`, `git status`); yes for everything else
-    (writes, edits, other commands, MCP tools, anything unknown)."""
-    # the policy's shell analysis is imported with the first call run, not at start-up
-    from ..safety.policy import tool_kind
-    from ..safety.readonly import is_read_only_command
-
-    if tool_kind(call.name) == "read":
-        return False
-    if call.name == "exec":
-        return not is_read_only_command(str(call.arguments.get("command", "")))
-    return True
-
-
-def attach_history(session: Any, resume: str | None = None, *, latest: bool = False) -> History:
-    """Wire checkpoints and session saving into `session` (a Session); resume a saved one if asked
-    (`latest` for --continue, `resume` for --resume ID)."""
-    agent = session.agent
-    history = History(session.config, session.workspace, session.state_dir, agent.conversation, session.emit)
-    history.function_calling = lambda: bool(session.client.function_calling)
-    history.model = lambda: str(session.client.model)
-    if latest or resume:
-        loaded = history.resume(None if latest else resume)
-        restore_mode(session, loaded)
-        session.say(resumed_message(loaded))
-    if history.store is None and session.config.git.checkpoints:
-        history.emit(Notice("warning", f"{history.unavailable}; /undo will not work in this session"))
-    agent.gate = checkpoint_gate(agent.gate, history)
-    session.add_consumer(history.on_event)  # records the session's events in its file
-    return history
-
-
-def restore_mode(session: Any, loaded: LoadedSession) -> None:
-    """Function calling as the session left it (config can only turn it off) and the token total."""
-    if loaded.function_calling is False:
-        session.client.function_calling = False
-        session.resumed_in_text_mode = True  # Session.start keeps it after configuring the profile
-    session.agent.usage = loaded.usage()
 
 
 def resumed_message(loaded: LoadedSession) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..calls import ToolResult
+from ..calls import ToolCall, ToolResult
 from ..config import Config
 from ..events import Emit, Notice
 from ..tools.definitions import tool_names
@@ -23,7 +23,7 @@ from .schema import McpTool
 if TYPE_CHECKING:  # the manager (asyncio) and resources are imported only when a server is configured
     from .manager import McpManager
 
-Preview = Callable[[str, dict[str, Any]], str | None]
+Preview = Callable[[ToolCall], str | None]
 Handler = Callable[..., ToolResult]
 
 
@@ -127,13 +127,13 @@ class McpTools:
     def preview(self, fallback: Preview | None) -> Preview:
         """The approval preview: the server and its hints for MCP tools, `fallback` for the rest."""
 
-        def preview(name: str, arguments: dict[str, Any]) -> str | None:
-            tool = self.manager.find(name) if self.manager else None
+        def preview(call: ToolCall) -> str | None:
+            tool = self.manager.find(call.name) if self.manager else None
             if tool is not None:
                 from .report import call_preview
 
                 return call_preview(tool)
-            return fallback(name, arguments) if fallback else None
+            return fallback(call) if fallback else None
 
         return preview
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..calls import AssistantTurn
+from ..calls import AssistantTurn, CallProblem, with_problem
 from ..events import Emit, TextDelta
+from ..prompts import message
 
 FINISH = "finish"
 FINISH_TOOL: dict[str, Any] = {
@@ -31,10 +32,6 @@ FINISH_TOOL: dict[str, Any] = {
         },
     },
 }
-FINISH_WITH_OTHERS = (
-    "finish must be the only call in its reply: the other calls ran; once you have their results, "
-    "call finish alone with your answer."
-)
 
 
 def forced(choice: str) -> bool:
@@ -64,8 +61,8 @@ def settle(turn: AssistantTurn, emit: Emit) -> AssistantTurn:
     if not finishes or any(c.error for c in finishes):
         return turn
     if len(turn.tool_calls) > len(finishes):
-        for call in finishes:
-            call.metadata["error"] = FINISH_WITH_OTHERS
+        problem = CallProblem(message("finish_with_others"), "finish_beside_others")
+        turn.tool_calls = [with_problem(c, problem) if c.name == FINISH else c for c in turn.tool_calls]
         return turn
     answer = finishes[-1].arguments.get("answer")
     if isinstance(answer, str) and answer.strip():

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..calls import TRUNCATED_CALL, AssistantTurn
+from ..calls import AssistantTurn, CallProblem, with_problem
 from ..events import CallsDetected, Debug, Emit
 from ..parsing import extract_tool_calls, split_reasoning
+from ..prompts import message
 from .streaming import RawReply
 
-CALL_IN_REASONING = (
-    "this call was written inside your reasoning (a <think> block you had not closed), so it was not "
-    "run. Finish your reasoning with </think>, then make the call."
-)
 _PROBE = "\u2063end"  # a word no reply contains, to see whether the text ends inside reasoning
 
 
@@ -26,16 +23,16 @@ def to_turn(reply: RawReply, definitions: list[dict[str, Any]], native: bool, em
     calls = reply.assembler.finish()
     source, formats = "native", ["native"]
     if calls and ends_in_reasoning(reply.content):
-        for call in calls:
-            call.metadata["error"] = CALL_IN_REASONING
+        problem = CallProblem(message("call_in_reasoning"), "in_reasoning")
+        calls = [with_problem(call, problem) for call in calls]
     if not calls:
         extraction = extract_tool_calls(content, definitions)
         calls, source, formats = extraction.calls, "text", extraction.formats
         if calls and native:
             content = extraction.content  # history shows the calls as native tool_calls instead
     if calls and reply.finish_reason == "length":
-        for call in calls:
-            call.metadata["error"] = TRUNCATED_CALL
+        problem = CallProblem(message("truncated_call"), "truncated")
+        calls = [with_problem(call, problem) for call in calls]
     turn = AssistantTurn(
         content=content,
         tool_calls=calls,

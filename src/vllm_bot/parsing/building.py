@@ -2,8 +2,9 @@
 
 Names are cleaned (`functions.read`, `read<|channel|>commentary`, `Read`) and matched to the tool
 definitions; arguments are decoded when given as a JSON string, mapped and coerced through the
-schema by `validation.normalize_arguments`. A call that cannot be used carries `metadata["error"]`,
-a message for the model that quotes the problem and shows the TOOL_CALL format.
+schema by `validation.normalize_arguments`: a call that can run is a CheckedCall, checked here once.
+A call that cannot be used carries `metadata["error"]`, a CallProblem: a message for the model that
+quotes the problem and shows the TOOL_CALL format.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from ..calls import ToolCall, new_call_id
+from ..calls import CallProblem, CheckedCall, ProblemKind, ToolCall, new_call_id
 from ..tools.definitions import find_definition, tool_names
 from ..tools.validation import ArgumentError, example_arguments, map_argument_names, normalize_arguments
 from .jsonscan import loads_lenient
@@ -129,7 +130,9 @@ class Builder:
         args = example_arguments(schema, list(required))
         return f'TOOL_CALL: {{"name": {json.dumps(tool, ensure_ascii=False)}, "args": {args}}}'
 
-    def error(self, source: str, problem: str, raw: str, name: str | None = None) -> ToolCall:
+    def error(
+        self, source: str, problem: str, raw: str, name: str | None = None, kind: ProblemKind = "unreadable"
+    ) -> ToolCall:
         """A call that was clearly intended but cannot be used; never executed. The loop's answer
         begins "could not use this tool call:", so the message begins with the problem."""
         message = (
@@ -139,9 +142,7 @@ class Builder:
             f'object (escape quotes as \\" and newlines as \\n):\n{self.example(name)}'
         )
         tool = self.resolve(name) if name else None
-        return ToolCall(
-            new_call_id(), tool or clean_name(name or ""), {}, {"source": source, "error": message}
-        )
+        return _problem_call(tool or clean_name(name or ""), {}, source, CallProblem(message, kind))
 
     def too_many(self, rest: str, limit: int) -> ToolCall:
         """The error call standing for the calls of a reply past the first `limit`."""
@@ -150,7 +151,7 @@ class Builder:
             f"were not read or run. Make fewer calls per reply and wait for their results.\n"
             f"The calls not read begin: {snippet(rest)}"
         )
-        return ToolCall(new_call_id(), "", {}, {"source": "too_many_calls", "error": message})
+        return _problem_call("", {}, "too_many_calls", CallProblem(message, "too_many"))
 
     def call(
         self,
@@ -161,14 +162,16 @@ class Builder:
         positional: tuple[Any, ...] = (),
     ) -> ToolCall:
         """A call from an explicit format: unknown names and bad arguments become error calls.
-        A placeholder name or schema arguments give a call marked `not_a_call` (see `Found`)."""
+        A placeholder name or schema arguments give a call marked as not a call (see `Found`)."""
         name = self.resolve(raw_name) or self._only_tool(raw_name)
         if (name is None and placeholder(raw_name)) or (is_schema(args) and not self._takes_schema(name)):
             return self.not_a_call(source)
         if name is None:
             shown = clean_name(raw_name) or raw_name.strip()
             listed = ", ".join(self.names)
-            return self.error(source, f"unknown tool {shown!r} (available: {listed})", raw, shown)
+            return self.error(
+                source, f"unknown tool {shown!r} (available: {listed})", raw, shown, "unknown_tool"
+            )
         try:
             args = self._arguments(name, args, positional)
             normalized = normalize_arguments(find_definition(self.definitions, name) or {}, args)
@@ -176,11 +179,11 @@ class Builder:
             return self._invalid(name, args, source, str(exc))
         except ValueError as exc:
             return self.error(source, f"the arguments of {name} could not be read ({exc})", raw, name)
-        return ToolCall(new_call_id(), name, normalized, {"source": source})
+        return CheckedCall(new_call_id(), name, normalized, {"source": source})
 
     def not_a_call(self, source: str) -> ToolCall:
         """What an explanation of a format yields: dropped by the walker, never shown or run."""
-        return ToolCall(new_call_id(), "", {}, {"source": source, "error": "not a call", "not_a_call": True})
+        return _problem_call("", {}, source, CallProblem("not a call", "not_a_call"))
 
     def _only_tool(self, raw_name: str) -> str | None:
         """Kimi's bare counter (`0`) or an empty name when exactly one tool is offered."""
@@ -196,7 +199,7 @@ class Builder:
             kept = jsonable(args) if isinstance(args, dict) else {}
         except ValueError:
             kept = {}
-        return ToolCall(new_call_id(), name, kept, {"source": source, "error": message})
+        return _problem_call(name, kept, source, CallProblem(message, "arguments"))
 
     def _arguments(self, name: str, args: Any, positional: tuple[Any, ...]) -> Any:
         if args is None:
@@ -248,6 +251,10 @@ class Builder:
         if not explicit and (self.known(name) is None or not has_args):
             return None
         return self.call(name, args, source, raw)
+
+
+def _problem_call(name: str, arguments: dict[str, Any], source: str, problem: CallProblem) -> ToolCall:
+    return ToolCall(new_call_id(), name, arguments, {"source": source, "error": problem})
 
 
 def call_parts(obj: Any) -> tuple[str, Any, bool] | None:

@@ -225,9 +225,9 @@ def walk(scan: Scan, start: int, end: int) -> list[Found]:
 
 
 def _without_explanations(found: Found) -> Found:
-    """Calls the builder marked `not_a_call` (a placeholder name, a tool's schema) are dropped;
+    """Calls the builder marked as not a call (a placeholder name, a tool's schema) are dropped;
     a span left with none is an explanation of a format: shown as text, never run."""
-    calls = [c for c in found.calls if not c.metadata.get("not_a_call")]
+    calls = [c for c in found.calls if c.error is None or c.error.kind != "not_a_call"]
     if len(calls) == len(found.calls):
         return found
     if calls:

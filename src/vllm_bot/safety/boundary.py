@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..config import Config, SandboxConfig
+from ..prompts import message
 from ..statedir import STATE_DIR_NAME
 
 # Toolchains a build needs, relative to $HOME: shown read-only to commands (extend with
@@ -63,21 +64,8 @@ class Rule:
     def describe(self, shown: str, where: str | None = None) -> str:
         """`shown` (the path as the model wrote it) and why it is restricted; `where` names the
         protected path (default: as it is)."""
-        text = RULE_TEXT[self.name].format(where=where or str(self.path))
+        text = message(f"rule_{self.name}", where=where or str(self.path))
         return f"{shown} {text} (rule {self.name}; {self.advice})"
-
-
-RULE_TEXT: dict[str, str] = {
-    "outside-workspace": "is outside the workspace {where}",
-    "hidden": "is in {where}, hidden from the agent (its own config or state, or sandbox.hidden_paths)",
-    "home-dotfiles": "is in {where}, a dot entry at the top of the home directory, never the agent's",
-    "git-internals": "is inside {where}, a git directory the file tools do not change",
-    "agent-state": "is inside {where}, the agent's own state",
-    "agent-config": "configures the agent: what it says can start programs or change what the agent may do",
-    "agent-instructions": "steers every later session here (AGENTS.md)",
-    "read-only": "cannot change now: the workspace {where} is read-only",
-    "home-top": "would be new at the top of the home directory, where the agent only changes what exists",
-}
 
 
 @dataclass(frozen=True)

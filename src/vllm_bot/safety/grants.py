@@ -20,6 +20,15 @@ class Grants:
     lines: set[str] = field(default_factory=set)
     files: set[str] = field(default_factory=set)
 
+    def add(self, scope: GrantScope) -> None:
+        """Record an "always" answer that covers `scope`."""
+        if scope.tool is not None:
+            self.tools.add(scope.tool)
+        elif scope.prefixes:
+            self.commands.update(scope.prefixes)
+        else:
+            self.lines.add(str(scope.line))
+
 
 @dataclass(frozen=True)
 class GrantScope:

@@ -17,13 +17,13 @@ commands that may remove `.git` but cannot be judged before they run (`rm -rf "$
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath, PurePosixPath
 from typing import Literal
 
 from vllm_bot.calls import ToolCall
 from vllm_bot.config import ApprovalMode
+from vllm_bot.prompts import message
 from vllm_bot.safety.boundary import Rule
 from vllm_bot.safety.gitguard import git_removal_risk
 from vllm_bot.safety.grants import Grants, GrantScope
@@ -33,7 +33,7 @@ from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
 from vllm_bot.safety.wrappers import OPEN_ENDED, program_name, words
 
 __all__ = [
-    "DEFAULT_TOOL_KINDS",
+    "TOOL_KINDS",
     "Decision",
     "GrantScope",
     "Grants",
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 Decision = Literal["allow", "ask", "deny"]
-DEFAULT_TOOL_KINDS: dict[str, str] = {
+TOOL_KINDS: dict[str, str] = {
     "read": "read", "write": "edit", "edit": "edit", "exec": "exec",
     # issue 37's tools change nothing of the user's: the task list, the plan shown, a read-only sub-agent
     "update_plan": "read", "present_plan": "read", "delegate": "read",
@@ -73,10 +73,9 @@ class Verdict:
     reason: str
 
 
-def tool_kind(name: str, tool_kinds: Mapping[str, str] | None = None) -> str:
+def tool_kind(name: str) -> str:
     """read | edit | exec | external (unknown tools are external)."""
-    kinds = {**DEFAULT_TOOL_KINDS, **(tool_kinds or {})}
-    return kinds.get(name, "external")
+    return TOOL_KINDS.get(name, "external")
 
 
 def decide(
@@ -85,29 +84,55 @@ def decide(
     grants: Grants,
     *,
     sandboxed: bool = True,
-    tool_kinds: Mapping[str, str] | None = None,
     workspace: str | PurePath | None = None,
     rule: Rule | None = None,
+    line: ShellLine | None = None,
 ) -> Verdict:
     """Whether `call` runs now (allow), needs the user (ask) or must never run (deny). `workspace` (its
     absolute path, no I/O) lets absolute paths and `cd ..` in commands be matched against its `.git`;
-    `rule` is the boundary's rule for a file tool's path, found before (boundary.py: the I/O)."""
+    `rule` is the boundary's rule for a file tool's path, found before (boundary.py: the I/O); `line`
+    the command already split (`command_line`), else it is split here."""
     if call.error:
         return Verdict("deny", f"the call is malformed: {call.error}")
-    kind = tool_kind(call.name, tool_kinds)
+    kind = tool_kind(call.name)
     if kind == "read":
         return Verdict("allow", "it only reads")
-    if mode == "plan" and kind in ("edit", "exec"):
-        return _decide_plan(call, kind, sandboxed, workspace)
     if kind == "edit":
+        if mode == "plan":
+            return Verdict("deny", message("plan_mode_edit"))
         return _decide_edit(call, mode, grants, rule)
     if kind == "exec":
-        return _decide_exec(call, mode, grants, sandboxed, workspace)
+        line = line or command_line(call)
+        if line is None:
+            return Verdict("deny", "there is no command to run")
+        if mode == "plan":
+            return _decide_plan(line, sandboxed, workspace)
+        return _decide_exec(call.name, line, mode, grants, sandboxed, workspace)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:
         return Verdict("allow", f"you allowed {call.name} for this session")
     return Verdict("ask", f"{call.name} is an external tool")
+
+
+def command_line(call: ToolCall) -> ShellLine | None:
+    """An exec call's command, split once: what the policy, an "always" answer and the checkpoint
+    read. None for other tools and for a call without a command."""
+    command = call.arguments.get("command")
+    if tool_kind(call.name) != "exec" or not isinstance(command, str) or not command.strip():
+        return None
+    return parse_line(command)
+
+
+def changes_files(call: ToolCall, line: ShellLine | None = None) -> bool:
+    """Whether a call about to run needs the turn's checkpoint first: not for reads and not for
+    commands judged read-only (`ls`, `git status`); yes for everything else (writes, edits, other
+    commands, MCP tools, anything unknown)."""
+    kind = tool_kind(call.name)
+    if kind != "exec":
+        return kind != "read"
+    line = line or command_line(call)
+    return line is None or judge_line(line) is not None
 
 
 def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants, rule: Rule | None) -> Verdict:
@@ -130,15 +155,9 @@ def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants, rule: Rule 
     return Verdict("allow", f"{mode} mode")
 
 
-def _decide_plan(call: ToolCall, kind: str, sandboxed: bool, workspace: str | PurePath | None) -> Verdict:
+def _decide_plan(line: ShellLine, sandboxed: bool, workspace: str | PurePath | None) -> Verdict:
     """Plan mode: nothing in the workspace changes. Commands run in a sandbox whose workspace is
     read-only (a kernel fact, so any command may run); without one, only those judged read-only."""
-    if kind == "edit":
-        return Verdict("deny", PLAN_MODE_EDIT)
-    command = call.arguments.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return Verdict("deny", "there is no command to run")
-    line = parse_line(command)
     danger = destructive_reason(line) or git_removal_risk(line, workspace).deny
     if danger:
         return Verdict("deny", danger)
@@ -147,14 +166,7 @@ def _decide_plan(call: ToolCall, kind: str, sandboxed: bool, workspace: str | Pu
     not_read_only = judge_line(line)
     if not_read_only is None:
         return Verdict("allow", "plan mode: a read-only command")
-    return Verdict("deny", f"{PLAN_MODE_NO_SANDBOX} ({not_read_only})")
-
-
-PLAN_MODE_EDIT = (
-    "plan mode is on: nothing in the workspace changes until the user approves your plan. Explore, "
-    "then call present_plan with the plan"
-)
-PLAN_MODE_NO_SANDBOX = "plan mode without a sandbox runs only commands judged read-only, and this one is not"
+    return Verdict("deny", message("plan_mode_no_sandbox", reason=not_read_only))
 
 
 def unusual_path_reason(path: object) -> str | None:
@@ -173,32 +185,30 @@ def unusual_path_reason(path: object) -> str | None:
 
 
 def _decide_exec(
-    call: ToolCall,
+    tool: str,
+    line: ShellLine,
     mode: ApprovalMode,
     grants: Grants,
     sandboxed: bool,
     workspace: str | PurePath | None,
 ) -> Verdict:
-    command = call.arguments.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return Verdict("deny", "there is no command to run")
-    line = parse_line(command)
     risk = git_removal_risk(line, workspace)
     danger = destructive_reason(line) or risk.deny
     if danger:
         return Verdict("deny", danger)
+    exact = line.text.strip() in grants.lines
     if risk.ask:  # in every mode: --yes does not cover what may remove .git
-        if command.strip() in grants.lines:
+        if exact:
             return Verdict("allow", "you allowed this exact command for this session")
         return Verdict("ask", risk.ask)
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
-    if command.strip() in grants.lines:
+    if exact:
         return Verdict("allow", "you allowed this exact command for this session")
     if not sandboxed:
         return Verdict("ask", "commands run unsandboxed, so every command needs approval")
-    if call.name in grants.tools:
-        return Verdict("allow", f"you allowed {call.name} for this session")
+    if tool in grants.tools:
+        return Verdict("allow", f"you allowed {tool} for this session")
     careful = mode == "ask"
     if grants.commands and _covered_by_prefixes(line, grants.commands, read_only_free=not careful):
         return Verdict("allow", "every part is allowed for this session")
@@ -259,15 +269,17 @@ def grant_scope(
     call: ToolCall,
     *,
     sandboxed: bool = True,
-    tool_kinds: Mapping[str, str] | None = None,
     mode: ApprovalMode = "auto-edit",
+    line: ShellLine | None = None,
 ) -> GrantScope:
     """What "always" would grant for `call` (no change to any grants). Commands get argv prefixes
-    only when sandboxed; in ask mode read-only parts need grants too, so they are covered as well."""
-    if tool_kind(call.name, tool_kinds) != "exec":
+    only when sandboxed; in ask mode read-only parts need grants too, so they are covered as well.
+    `line`: the command already split (`command_line`)."""
+    if tool_kind(call.name) != "exec":
         return GrantScope(tool=call.name)
     command = str(call.arguments.get("command", "")).strip()
-    prefixes = _prefixes_to_grant(command, read_only_too=mode == "ask") if sandboxed else None
+    line = line or command_line(call)
+    prefixes = _prefixes_to_grant(line, read_only_too=mode == "ask") if sandboxed and line else None
     return GrantScope(prefixes=frozenset(prefixes)) if prefixes else GrantScope(line=command)
 
 
@@ -276,27 +288,20 @@ def remember(
     call: ToolCall,
     *,
     sandboxed: bool = True,
-    tool_kinds: Mapping[str, str] | None = None,
     mode: ApprovalMode = "auto-edit",
 ) -> str:
     """Record an "always for this session" answer for `call` (its `grant_scope`); returns what it
     covers, for the UI."""
-    scope = grant_scope(call, sandboxed=sandboxed, tool_kinds=tool_kinds, mode=mode)
-    if scope.tool is not None:
-        grants.tools.add(scope.tool)
-    elif scope.prefixes:
-        grants.commands.update(scope.prefixes)
-    else:
-        grants.lines.add(str(scope.line))
+    scope = grant_scope(call, sandboxed=sandboxed, mode=mode)
+    grants.add(scope)
     return str(scope)
 
 
-def _prefixes_to_grant(command: str, *, read_only_too: bool) -> set[str] | None:
-    parts = parse_line(command).parts
-    if parts is None:
+def _prefixes_to_grant(line: ShellLine, *, read_only_too: bool) -> set[str] | None:
+    if line.parts is None:
         return None
     prefixes = set()
-    for part in parts:
+    for part in line.parts:
         if not read_only_too and judge_part(part) is None:
             continue
         prefix = _grantable_prefix(part)

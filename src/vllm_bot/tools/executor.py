@@ -1,10 +1,10 @@
-"""ToolExecutor: validates a call's arguments, runs its handler, and turns expected failures into
-error results the model can act on. Handlers live in an explicit registry (name -> callable)."""
+"""ToolExecutor: runs a checked call's handler (checking a raw call first, once) and turns expected
+failures into error results the model can act on. Handlers live in an explicit registry (name ->
+callable)."""
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import importlib
 import inspect
@@ -15,15 +15,16 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..calls import ToolCall, ToolResult, error_result
+from ..calls import CheckedCall, ToolCall, ToolResult, error_result
 from ..config import ToolsConfig
+from ..prompts import message
 from ..safety.boundary import Boundary, for_workspace
 from ..statedir import STATE_DIR_NAME
 from .context import ToolContext
 from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
 from .errors import ToolError, describe_os_error
 from .paths import Confinement
-from .validation import ArgumentError, normalize_arguments
+from .validation import check_call, unknown_tool
 
 if TYPE_CHECKING:
     from ..safety.sandbox.limits import CommandLimits
@@ -73,9 +74,6 @@ class ToolExecutor:
         self.handlers: dict[str, Handler] = {
             n: _Builtin(_BUILTINS[n], self.context) for n in tool_names(self.definitions) if n in _BUILTINS
         }
-        # Which of CONTEXT_PARAMS each handler takes, read from its signature once (at its first
-        # call), not per call.
-        self._extras: dict[str, frozenset[str]] = {}
 
     def register(self, definition: dict[str, Any], handler: Handler) -> None:
         """Serve an extra tool (e.g. from MCP). `handler(**arguments)` returns a ToolResult (ids are
@@ -87,88 +85,71 @@ class ToolExecutor:
         if find_definition(self.definitions, name) is None:
             self.definitions.append(definition)
         self.handlers[name] = handler
-        self._extras[name] = _keyword_extras(handler)
 
     def unregister(self, name: str) -> None:
         """Stop serving an extra tool (an MCP tool that went away or was turned off); the definitions
         list is changed in place, as `register` does."""
         self.handlers.pop(name, None)
-        self._extras.pop(name, None)
         self.definitions[:] = [d for d in self.definitions if d["function"]["name"] != name]
 
     def available(self) -> list[str]:
         return [n for n in tool_names(self.definitions) if n in self.handlers]
 
-    def execute(
+    def execute(self, name: str, args: dict[str, Any], *, call_id: str = "", **kw: Any) -> ToolResult:
+        """`execute_call` for raw arguments (tests, `!command`, mentions): checked here, once."""
+        return self.execute_call(ToolCall(call_id, name, args), **kw)
+
+    def execute_call(
         self,
-        name: str,
-        args: dict[str, Any],
+        call: ToolCall,
         *,
-        call_id: str = "",
         on_output: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         deadline: float | None = None,
     ) -> ToolResult:
-        """Run one tool call; expected failures come back as kind "error", never as exceptions.
-        `deadline` (time.monotonic): the task's time budget, for handlers that can honour it (exec)."""
-        definition = find_definition(self.definitions, name)
-        handler = self.handlers.get(name)
-        if definition is None or handler is None:
-            return ToolResult(call_id, name, "error", self._unknown_tool(name))
+        """Run one call; expected failures come back as kind "error", never as exceptions. A
+        CheckedCall runs as it is; any other call is checked first, and one that arrived broken
+        (metadata error) is not run. `deadline` (time.monotonic): the task's time budget, for
+        handlers that can honour it (exec)."""
+        checked = check_call(call, self.definitions)
+        if not isinstance(checked, CheckedCall):
+            return error_result(call, str(checked))
+        name, handler = call.name, self.handlers.get(call.name)
+        if handler is None:
+            return error_result(call, unknown_tool(name, self.available()))
+        extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline, "call_id": call.id}
+        accepted = _keyword_extras(handler)
         try:
-            arguments = normalize_arguments(definition, args)
-        except ArgumentError as e:
-            return ToolResult(call_id, name, "error", str(e))
-        extras = {"on_output": on_output, "cancel": cancel, "deadline": deadline, "call_id": call_id}
-        accepted = self._extras.get(name)
-        if accepted is None:  # its first call (or a handler put into `handlers` directly)
-            accepted = self._extras[name] = _keyword_extras(handler)
-        try:
-            result = handler(**arguments, **{k: v for k, v in extras.items() if k in accepted})
+            result = handler(**checked.arguments, **{k: v for k, v in extras.items() if k in accepted})
         except ToolError as e:
-            return ToolResult(call_id, name, "error", str(e))
+            return error_result(call, str(e))
         except UnicodeError as e:
-            message = (
-                f"{name} failed on text encoding ({e}). "
-                "Remove unusual characters (e.g. unpaired surrogates) and retry."
-            )
-            return ToolResult(call_id, name, "error", message)
+            return error_result(call, message("encoding_failed", tool=name, error=e))
         except OSError as e:
-            message = describe_os_error(e, _VERBS.get(name, "use"), self.context.display)
-            return ToolResult(call_id, name, "error", message)
-        return dataclasses.replace(result, tool_call_id=call_id, name=name)
+            return error_result(call, describe_os_error(e, _VERBS.get(name, "use"), self.context.display))
+        return dataclasses.replace(result, tool_call_id=call.id, name=name)
 
-    def prefetch(self, calls: list[ToolCall]) -> None:
+    def prefetch(self, calls: list[CheckedCall]) -> None:
         """Before a turn's calls run in order: a handler that can start its calls ahead (`prefetch`,
-        e.g. several delegate calls at once) is handed those of its tool that arrived well-formed."""
+        e.g. several delegate calls at once) is handed those of its tool."""
         for name, handler in self.handlers.items():
             start = getattr(handler, "prefetch", None)
-            mine = [c for c in calls if c.name == name and not c.error]
+            mine = [c for c in calls if c.name == name]
             if start is not None and mine:
                 start(mine)
 
-    def execute_call(self, call: ToolCall, **kw: Any) -> ToolResult:
-        """`execute` for a parsed call; a call that arrived broken (metadata error) is not run."""
-        if call.error:
-            return error_result(call, call.error)
-        return self.execute(call.name, call.arguments, call_id=call.id, **kw)
-
-    def preview(self, name: str, args: dict[str, Any]) -> str | None:
+    def preview(self, call: ToolCall) -> str | None:
         """What write/edit would change (side-effect free), for the approval prompt; None otherwise."""
-        definition = find_definition(self.definitions, name)
-        if name not in _PREVIEWS or definition is None or name not in self.handlers:
+        if call.name not in _PREVIEWS or call.name not in self.handlers:
             return None
-        preview: Callable[..., str] = _function(_PREVIEWS[name])
+        checked = check_call(call, self.definitions)
+        if not isinstance(checked, CheckedCall):
+            return None
+        preview: Callable[..., str] = _function(_PREVIEWS[call.name])
         try:
-            return preview(self.context, **normalize_arguments(definition, args))
-        except (ArgumentError, ToolError, OSError, UnicodeError):
+            return preview(self.context, **checked.arguments)
+        except (ToolError, OSError, UnicodeError):
             return None
-
-    def _unknown_tool(self, name: str) -> str:
-        names = self.available()
-        close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.5)
-        guess = f" Did you mean '{close[0]}'?" if close else ""
-        return f"Unknown tool '{name}'.{guess} Available tools: {', '.join(names)}. Call one of these."
 
 
 class _Builtin:

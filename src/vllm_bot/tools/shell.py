@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..calls import ToolResult
+from ..prompts import message
 from ..statedir import STATE_DIR_NAME, workspace_state_dir
 from .capture import OutputCapture
 from .context import ToolContext, ToolError, fail, ok, plural
@@ -35,7 +36,6 @@ from .gitenv import git_discovery_env
 from .reaper import MARKER_VAR, become_subreaper, exited, kill_tree, left_nothing
 
 DRAIN_SECONDS = 1.0
-BUDGET_USED_UP = "Not run: the task's time budget (agent.time_budget) is used up."
 READ_CHUNK = 1 << 16
 KEEP_SPILLS = 20
 LIMIT_SCAN = 16384  # bytes of the output's head and tail searched for signs of a resource limit
@@ -120,7 +120,7 @@ def _budget_limit(limit: float, deadline: float | None) -> tuple[float, bool]:
         return limit, False
     left = deadline - time.monotonic()
     if left < 0.5:
-        raise ToolError(BUDGET_USED_UP)
+        raise ToolError(message("budget_used_up"))
     return (left, True) if left < limit else (limit, False)
 
 

@@ -7,12 +7,15 @@ numbers as strings. What can be mapped or coerced without guessing is; the rest 
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..calls import CallProblem, CheckedCall, ToolCall
+from ..prompts import message
 from . import schema_check
-from .definitions import signature
+from .definitions import find_definition, signature, tool_names
 from .shapes import example_arguments
 
 # Spellings models use for our parameters, beyond case/underscore differences (those map by rule).
@@ -48,6 +51,31 @@ JSON_TEXT_ARGUMENTS: frozenset[tuple[str, str]] = frozenset({("write", "content"
 
 class ArgumentError(ValueError):
     """Arguments that do not fit the schema; the message is written for the model."""
+
+
+def check_call(call: ToolCall, definitions: list[dict[str, Any]]) -> CheckedCall | CallProblem:
+    """The one check of a call before it runs: its problem (as its maker marked it, an unknown tool,
+    arguments that do not fit the schema), or the call with its arguments normalized. A call that
+    is already a CheckedCall is not checked again."""
+    if call.error:
+        return call.error
+    if isinstance(call, CheckedCall):
+        return call
+    definition = find_definition(definitions, call.name)
+    if definition is None:
+        return CallProblem(unknown_tool(call.name, tool_names(definitions)), "unknown_tool")
+    try:
+        arguments = normalize_arguments(definition, call.arguments)
+    except ArgumentError as e:
+        return CallProblem(str(e), "arguments")
+    return CheckedCall(call.id, call.name, arguments, call.metadata)
+
+
+def unknown_tool(name: str, available: list[str]) -> str:
+    """What the model is told about a call of a tool that does not exist, with the nearest name."""
+    close = difflib.get_close_matches(name.lower(), available, n=1, cutoff=0.5)
+    guess = message("did_you_mean", name=close[0]) if close else ""
+    return message("unknown_tool", name=repr(name), guess=guess, available=", ".join(available))
 
 
 def _fold(name: str) -> str:
@@ -158,21 +186,7 @@ def _not_a_string(name: str, value: list[Any] | dict[str, Any], got: str) -> str
     return f"expected a string, got {kind} {got}; {fix}"
 
 
-# id(schema) -> (schema, its compiled validator): built once per schema object, not per call. The
-# schema is kept so its id cannot be reused by another object while the entry exists; the table is
-# emptied when it grows past MAX_VALIDATORS (MCP servers that reconnect bring new schema objects).
-_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
-MAX_VALIDATORS = 512
 _ANY_OBJECT: dict[str, Any] = {"type": "object"}  # the schema of a tool that declares no parameters
-
-
-def _validator(schema: dict[str, Any], jsonschema: Any) -> Any:
-    entry = _VALIDATORS.get(id(schema))
-    if entry is None or entry[0] is not schema:
-        if len(_VALIDATORS) >= MAX_VALIDATORS:
-            _VALIDATORS.clear()
-        entry = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
-    return entry[1]
 
 
 def schema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[Any]:
@@ -183,7 +197,7 @@ def schema_errors(schema: dict[str, Any], args: dict[str, Any]) -> list[Any]:
     else:
         import jsonschema  # deferred: only for schemas schema_check does not cover
 
-        errors = _validator(schema, jsonschema).iter_errors(args)
+        errors = jsonschema.Draft202012Validator(schema).iter_errors(args)
     return sorted(errors, key=lambda e: (len(e.absolute_path), str(e.message)))
 
 

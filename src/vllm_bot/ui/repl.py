@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import prompts
 from ..agent.interrupts import close_open_calls
 from ..calls import ToolCall, new_call_id
 from ..errors import EXIT_OK, UserFacingError
 from ..events import ToolCallFinished, ToolCallStarted, ToolOutput
-from ..prompts import load_template, render
 from ..tools.listing import SKIP_DIRS
 from . import is_terminal
 from .banner import menu_rows
@@ -311,9 +311,8 @@ class Repl:
                 self.front.stop_live()
         if result is not None:
             self.front(ToolCallFinished(call, result, time.monotonic() - started))
-            note = load_template("shell.yaml", required="note")["note"]
-            text = render(note, {"command": command, "result": result.as_text()}, "shell.yaml: note")
-            agent.conversation.add_user(text, kind="note")
+            note = prompts.message("note", file="shell.yaml", command=command, result=result.as_text())
+            agent.conversation.add_user(note, kind="note")
         self._typed_ahead(typing, finished=result is not None and not agent.cancel.requested)
 
     def _still_typed(self, typing: Any) -> None:

@@ -46,7 +46,6 @@ def _diff(session: Any, arg: str) -> None:
 @command("resume", "List saved sessions, or continue one by number or id", "[N|ID]")
 def _resume(session: Any, arg: str) -> None:
     from ...history.sessions import SessionNotFound, list_sessions
-    from ...history.store import restore_mode, resumed_message
 
     history = session.history
     saved = list_sessions(history.state_dir)
@@ -61,12 +60,10 @@ def _resume(session: Any, arg: str) -> None:
             return
     wanted = saved[int(choice) - 1].id if choice.isdigit() and 0 < int(choice) <= len(saved) else choice
     try:
-        loaded = history.resume(wanted)
+        session.resume(wanted)
     except SessionNotFound as e:
         session.say(str(e))
         return
-    restore_mode(session, loaded)
-    session.say(resumed_message(loaded))
     session.front.recap(recap(session.agent.conversation.entries))
 
 
