@@ -235,14 +235,15 @@ class ModelClient:
         limit = self.context.limit_notice()
         if limit:
             emit(Notice("warning", limit))
+        tools = definitions if native else None
+        own = self._build(Conversation(), definitions, native)  # the agent's own prompt, before any task
+        self.context.own_prompt = self.context.counter.estimate(own, tools).cheap
         clipped = self.context.clip_results(conversation)
         if clipped:
             emit(Debug(f"Clipped {clipped} tool result(s) to fit the {self.context.window:,}-token window"))
-        tools = definitions if native else None
         messages = self._build(conversation, definitions, native)
         prompt = self.context.estimate(messages, tools)
         if self.context.over_budget(prompt):
-            own = self._build(Conversation(), definitions, native)  # the agent's own prompt, before any task
             self.context.check_own_prompt(own, tools, len(definitions))
             self.compact(conversation, definitions, emit, deadline=deadline)
             messages = self._build(conversation, definitions, native)

@@ -36,7 +36,7 @@ MAX_OUTPUT_TOKENS = 32768
 WINDOW_IN_ERROR = re.compile(
     r"maximum context length is (\d+) tokens|max_model_len=(?:max_total_tokens=)?(\d+)"
 )
-RESULT_SHARE = 0.3  # of the window, for one turn's tool results
+RESULT_SHARE = 0.3  # of the window left beside the agent's own prompt, for one turn's tool results
 
 
 def overflow_message(detail: str) -> str:
@@ -99,6 +99,7 @@ class ContextManager:
         self.configured_window = configured_window
         self.max_output = max_output
         self.learned_window: int | None = None  # from the server's own context-length error
+        self.own_prompt = 0  # tokens of the system prompt and tools, roughly (the client sets it)
         self._told: int | None = None  # the limit a notice was last given for
         # The tool results entries already clipped (by identity): each is clipped once, so the bytes
         # vLLM's prefix cache holds for it never change between compactions.
@@ -196,9 +197,9 @@ class ContextManager:
         return 16 + self.window // 50
 
     def result_budget(self) -> int:
-        """Tokens one turn's tool results may take: a share of the window, so one big output (a 50 KB
-        file, a long log) can never overflow a small context on its own."""
-        return max(64, int(self.window * RESULT_SHARE))
+        """Tokens one turn's tool results may take: a share of the window the agent's own prompt leaves,
+        so one big output (a 50 KB file, a long log) can never overflow a small context on its own."""
+        return max(64, int((self.window - self.own_prompt) * RESULT_SHARE))
 
     def clip_results(self, conversation: Conversation) -> int:
         """Clip every tool results entry not clipped before (added since the last request, or loaded
