@@ -106,6 +106,28 @@ def test_slash_doctor_reports_and_follows_the_verdict(tmp_path):
     assert client.function_calling is False and "Switched this session to the text protocol." in session.said
 
 
+def test_slash_doctor_with_debug_on_writes_its_probes_into_the_sessions_trace(tmp_path, capsys):
+    """DEBUG=1 or /debug in a session: /doctor's probes go into the session's trace like its requests."""
+    from vllm_bot.model.trace import Trace
+
+    path = tmp_path / "config.json"
+    path.write_text("{}")
+    trace = Trace.in_state_dir(tmp_path / "state", secrets=["sk-session-secret"])
+    with FakeVLLM(auto_reply=ideal_model(), api_key="sk-session-secret") as server:
+        overrides = {"vllm.base_url": server.base_url, "vllm.api_key": "sk-session-secret"}
+        config = load_config(path, env={}, overrides=overrides)
+        client = ModelClient(config.vllm, system_prompt=lambda t, d: "")
+        client.resolve_model()
+        session = StandInSession(config=config, client=client, said=[], workspace=tmp_path, trace=trace)
+        dispatch(session, "/doctor")
+        chats = len(server.auto_replied)
+    trace.close()
+    records = [json.loads(line) for line in trace.path.read_text().splitlines()]
+    assert chats and [r["kind"] for r in records].count("request") == chats
+    assert "sk-session-secret" not in trace.path.read_text()
+    assert "[DEBUG] check tool_call_stream: PASS" in capsys.readouterr().err
+
+
 def test_doctor_reports_each_mcp_server_without_changing_the_verdict(tmp_path):
     from mcp_support import stdio_json
 

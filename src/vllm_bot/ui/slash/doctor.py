@@ -12,14 +12,16 @@ from .registry import command
 
 @command("doctor", "Check the server: tool calls, parsers, reasoning, usage; suggest vllm serve flags")
 def _doctor(session: Any, arg: str) -> None:
-    from ...doctor import run_checks
+    from ...doctor import Debug, run_checks
     from ...doctor.sandbox_check import sandbox_check
 
     config = dataclasses.replace(
         session.config, vllm=dataclasses.replace(session.config.vllm, model=session.client.model)
     )
     local = lambda: [sandbox_check(config, session.workspace)]  # noqa: E731
-    report = run_checks(config, session.say, mcp_rows(session), local)
+    # With DEBUG on (or /debug), the probes go into the session's own trace, as its requests do.
+    debug = Debug(session.trace) if getattr(session, "trace", None) is not None else None
+    report = run_checks(config, session.say, mcp_rows(session), local, debug)
     follow_verdict(session, report.mode)
 
 
