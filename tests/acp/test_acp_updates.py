@@ -6,7 +6,14 @@ import pytest
 from vllm_bot.acp.stdio import problem
 from vllm_bot.acp.updates import Updates
 from vllm_bot.calls import ToolCall, Usage, text_result
-from vllm_bot.events import PlanUpdated, TaskFinished, ToolCallFinished, UsageReported
+from vllm_bot.events import (
+    PlanUpdated,
+    SubagentEvent,
+    TaskFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReported,
+)
 
 
 def test_the_task_list_is_an_acp_plan_with_every_step_each_time():
@@ -46,6 +53,24 @@ def test_a_call_asked_about_then_finished_or_left_open():
     (closed,) = updates(TaskFinished("interrupted", "", 3, 1))
     assert (closed.tool_call_id, closed.status) == ("c2", "failed")
     assert updates(TaskFinished("done", "", 0, 1)) == []
+
+
+def test_a_sub_agents_calls_are_lines_of_its_delegate_call_then_its_answer():
+    """Issue 37 in the editor: what a sub-agent does shows under the parent's delegate call."""
+    updates = Updates("/w", lambda call: None)
+    delegate = ToolCall("d1", "delegate", {"task": "Where is add() defined?"})
+    updates(ToolCallStarted(delegate))
+    (first,) = updates(SubagentEvent("d1", ToolCallStarted(ToolCall("s1", "read", {"path": "src/a.py"}))))
+    (second,) = updates(SubagentEvent("d1", ToolCallStarted(ToolCall("s2", "exec", {"command": "ls"}))))
+    assert (second.session_update, second.tool_call_id) == ("tool_call_update", "d1")
+    [line] = first.content[0].content.text.splitlines()
+    assert line.startswith("→ ") and "src/a.py" in line
+    lines = second.content[0].content.text.splitlines()
+    assert lines[0] == line and len(lines) == 2 and "ls" in lines[1]
+    (done,) = updates(ToolCallFinished(delegate, text_result(delegate, "In src/a.py, line 3."), 2.0))
+    assert done.status == "completed" and done.content[0].content.text == "In src/a.py, line 3."
+    # A sub-agent's event for a call the editor was never told of is dropped, not sent.
+    assert updates(SubagentEvent("d9", ToolCallStarted(ToolCall("s3", "read", {"path": "b"})))) == []
 
 
 def test_usage_is_the_context_used_of_the_window():

@@ -32,6 +32,7 @@ from ..events import (
     Notice,
     PlanUpdated,
     ReasoningDelta,
+    SubagentEvent,
     TaskFinished,
     TextDelta,
     ToolCallFinished,
@@ -103,6 +104,8 @@ class Updates:
             return self.close_open_calls()
         if isinstance(event, PlanUpdated):  # the task list (issue 37)
             return [plan_updates(event.steps)]
+        if isinstance(event, SubagentEvent) and isinstance(event.event, ToolCallStarted):
+            return self.sub_agent_step(event.call_id, event.event.call)
         return []
 
     # -- one tool call's life: pending (asked about) -> in_progress -> completed | failed ----------
@@ -125,6 +128,14 @@ class Updates:
         if now - self.output_sent.get(call_id, 0.0) < LIVE_OUTPUT_EVERY or call_id not in self.announced:
             return []
         self.output_sent[call_id] = now
+        return [update_tool_call(call_id, content=[tool_content(text_block(so_far))])]
+
+    def sub_agent_step(self, call_id: str, call: ToolCall) -> list[Update]:
+        """A sub-agent's tool call, one line in its delegate call's content (as the terminal shows it)."""
+        if call_id not in self.announced:
+            return []
+        so_far = (self.output.get(call_id, "") + f"→ {call_title(call)}\n")[-LIVE_OUTPUT_CHARS:]
+        self.output[call_id] = so_far
         return [update_tool_call(call_id, content=[tool_content(text_block(so_far))])]
 
     def finished(self, call: ToolCall, result: ToolResult) -> Update:
