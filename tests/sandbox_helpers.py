@@ -7,6 +7,7 @@ import shutil
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import vllm_bot
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import Sandbox, probe, safe_environment
 
@@ -24,6 +26,18 @@ needs_bwrap = pytest.mark.skipif(
 )
 CANARY = "canary-3f9c1d7e-secret"
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"]
+
+
+def agents_own_in_tmp() -> set[str]:
+    """The names in /tmp a sandboxed command sees besides its own files: the top folder of the agent's
+    interpreter and package where they live under /tmp (a checkout there), shown read-only so batch's
+    and eval's checks can run `{python}` (safety/boundary.py's show-list)."""
+    own = set()
+    for path in (sys.prefix, sys.base_prefix, str(Path(vllm_bot.__file__).resolve().parent)):
+        real = Path(path).resolve()
+        if real.is_relative_to("/tmp") and real != Path("/tmp"):
+            own.add(real.relative_to("/tmp").parts[0])
+    return own
 
 
 def visible_base() -> Path:

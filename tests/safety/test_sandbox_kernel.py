@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import STATUS, Layout, child_env, needs_bwrap, run
 
+from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import Sandbox
 from vllm_bot.safety.sandbox.seccomp import ARCHES, DENIED, deny_program, machine
 
@@ -197,17 +198,21 @@ def test_allowed_work_still_runs_under_the_filter(layout: Layout, sandbox: Sandb
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become nobody")
-def test_an_ordinary_user_runs_commands_as_an_unprivileged_uid(layout: Layout, sandbox: Sandbox):
+def test_an_ordinary_user_runs_commands_as_an_unprivileged_uid(layout: Layout):
     """Where the agent is not root, the command's uid on the host is the user's own: root-owned kernel
-    files are read-only whatever the mounts."""
+    files are read-only whatever the mounts. A sandbox of its own: the module's, used by root, holds
+    root-owned mount points in its private /tmp (the agent's venv, when the checkout is under /tmp)."""
     for path in (layout.base, layout.home, layout.ws):
         path.chmod(0o755)
     nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
-    os.chmod(sandbox.private_tmp(), 0o777)
-    code = ["python3", "-c", OPEN_FOR_WRITING, "/proc/sys/kernel/core_pattern"]
-    argv = [*nobody, *sandbox.wrap([*code])]
-    result = subprocess.run(argv, cwd=layout.ws, capture_output=True, text=True, timeout=30)
-    assert json.loads(result.stdout)["/proc/sys/kernel/core_pattern"] != "writable", result.stderr
-    os.chmod(layout.ws, 0o777)
-    subprocess.run([*nobody, *sandbox.wrap(["touch", "by-nobody"])], cwd=layout.ws, check=True, timeout=30)
+    with Sandbox(layout.ws, SandboxConfig(), STATUS, home=layout.home) as sandbox:
+        os.chmod(sandbox.private_tmp(), 0o777)
+        code = ["python3", "-c", OPEN_FOR_WRITING, "/proc/sys/kernel/core_pattern"]
+        argv = [*nobody, *sandbox.wrap([*code])]
+        result = subprocess.run(argv, cwd=layout.ws, capture_output=True, text=True, timeout=30)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["/proc/sys/kernel/core_pattern"] != "writable"
+        os.chmod(layout.ws, 0o777)
+        touch = [*nobody, *sandbox.wrap(["touch", "by-nobody"])]
+        subprocess.run(touch, cwd=layout.ws, check=True, timeout=30)
     assert (layout.ws / "by-nobody").stat().st_uid == 65534  # host uid 65534, not 0
