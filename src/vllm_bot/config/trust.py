@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..printable import safe_text
-from ..statedir import user_state_dir
+from .statedir import user_state_dir
 
 TRUST_FILE = "trusted-workspaces.json"
 AGENT_WRITES = "agent-writes.json"  # files that configure the agent, as the agent last wrote them

@@ -78,8 +78,8 @@ class Debug:
 
     @classmethod
     def start(cls, config: Any, workspace: Path) -> Debug:
+        from ..config.statedir import workspace_state_dir
         from ..model.trace import Trace
-        from ..statedir import workspace_state_dir
 
         trace = Trace.in_state_dir(workspace_state_dir(workspace), secrets=[config.vllm.api_key])
         debug = cls(trace)

@@ -203,7 +203,7 @@ def list_tasks(tasks: list[Any]) -> int:
 
 def default_output(model: str) -> Path:
     """A new directory per run in our state dir: $XDG_STATE_HOME/vllm-bot/eval/<time>-<model>."""
-    from ..statedir import user_state_dir
+    from ..config.statedir import user_state_dir
 
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model.rsplit("/", 1)[-1])[:40]
     return user_state_dir() / "eval" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"

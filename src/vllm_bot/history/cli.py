@@ -154,7 +154,7 @@ def sessions_command() -> Factory:
 
     def run(args: argparse.Namespace) -> int:
         from ..cliargs import resolve_workspace
-        from ..statedir import STATE_DIR_NAME
+        from ..config.statedir import STATE_DIR_NAME
         from .ops import session_rows
         from .sessions import describe_session, list_sessions
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cliargs import program_name
-from ..statedir import STATE_DIR_NAME
+from ..config.statedir import STATE_DIR_NAME
 from .checkpoints import CheckpointStore, Turn, describe, first_line, list_ledgers
 from .gitrepo import GitRepo, open_repo
 from .sessions import describe_session, list_sessions, matching, no_single_match

@@ -118,7 +118,7 @@ def mcp_report(config: Config, workspace: Path) -> list[dict[str, Any]]:
 
     Takes at most about mcp.startup_timeout plus the time to stop the servers.
     """
-    from ..statedir import workspace_state_dir
+    from ..config.statedir import workspace_state_dir
 
     log_dir = log_dir_in(workspace_state_dir(workspace)) if config.mcp.servers else None
     manager = McpManager(config.mcp, workspace, log_dir=log_dir, output_limit=config.tools.output_limit)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import program_name
+from ..config.statedir import user_state_dir
 from ..events import CallsDetected, Debug, Event, ModeSwitched, Notice, RequestStarted
-from ..statedir import user_state_dir
 
 CACHE_FILE = "servers.json"
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Literal
 
 from ..config import Config, SandboxConfig
+from ..config.statedir import STATE_DIR_NAME
 from ..prompts import message
-from ..statedir import STATE_DIR_NAME
 
 # Toolchains a build needs, relative to $HOME: shown read-only to commands (extend with
 # sandbox.visible_paths). Never a whole tool's folder where it also keeps credentials (`.cargo`
@@ -195,7 +195,7 @@ def for_workspace(
 ) -> Boundary:
     """The boundary from its parts (tests and the tool executor build one without a whole config)."""
     from ..config.layers import user_config_dir
-    from ..statedir import user_state_dir
+    from ..config.statedir import user_state_dir
 
     env = os.environ if env is None else env
     sandbox = sandbox or SandboxConfig()
