@@ -21,7 +21,7 @@ from ..conversation import Conversation
 from ..errors import ContextOverflow, ModelServerError
 from ..events import Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
 from .context import ContextManager, overflow_message
-from .forced import forced, settle, tools_and_choice
+from .forced import finish_as_answer, forced, tools_and_choice
 from .profiles import Profile, keep_reasoning
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
@@ -299,7 +299,7 @@ class ModelClient:
                 reply = self._retry_unstreamed(params, reply, emit)
         turn = to_turn(reply, definitions, native, emit)
         if native and forced(self.config.tool_choice):
-            turn = settle(turn, emit)
+            turn = finish_as_answer(turn, emit)
         if turn.usage:
             self.counter.calibrate(messages, definitions if native else None, turn.usage.prompt_tokens)
         first = reply.first_token_at - started if reply.first_token_at else None
