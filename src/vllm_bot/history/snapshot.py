@@ -65,7 +65,8 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     except GitFailed as e:
         empty = [f":(exclude,literal){path}" for path in empty_repositories(repo.top)]
         if UNREADABLE_MARK in e.stderr:
-            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(e.stderr))
+            names = [ln.split("'")[1] for ln in e.stderr.splitlines() if UNREADABLE_MARK in ln and "'" in ln]
+            skipped += tuple(f"{name} (unreadable)" for name in names)
         elif empty:  # `git init sub` without a commit: git cannot add it; skipped like any nested one
             repo.run("add", "-A", "--ignore-errors", "--", *pathspec, *empty, index=index)
         else:
@@ -175,14 +176,6 @@ def _latest_sibling(index: Path) -> Path | None:
         p for p in index.parent.glob("*.index") if p != index and not p.name.startswith(SCRATCH_PREFIXES)
     ]
     return max(others, key=lambda p: p.stat().st_mtime, default=None)
-
-
-def _unreadable(stderr: str) -> list[str]:
-    out = []
-    for line in stderr.splitlines():
-        if UNREADABLE_MARK in line and "'" in line:
-            out.append(line.split("'")[1])
-    return out
 
 
 def take_snapshot(repo: GitRepo, index: Path) -> Snapshot:

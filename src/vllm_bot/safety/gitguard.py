@@ -87,13 +87,6 @@ def _refusal(what: str, does: str = "remove or move") -> str:
     )
 
 
-def _doubt(what: str) -> str:
-    return (
-        f"{what}, so it may remove the workspace's .git (the repository); that needs the user's approval "
-        "whatever the approval mode"
-    )
-
-
 @dataclass
 class _Guard:
     """Follows the commands of one line: where `cd` may have gone, what variables hold, what feeds
@@ -113,7 +106,10 @@ class _Guard:
         self.dirs = [self.root]
 
     def doubt(self, what: str) -> None:
-        self.doubts.append(_doubt(what))
+        self.doubts.append(
+            f"{what}, so it may remove the workspace's .git (the repository); that needs the user's "
+            "approval whatever the approval mode"
+        )
 
     def scan(self, line: ShellLine) -> None:
         """What the whole line sets up: variables, dot-globbing, aliases."""

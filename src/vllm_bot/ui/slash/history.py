@@ -55,7 +55,10 @@ def _resume(session: Any, arg: str) -> None:
             session.say(f"{'' if i == 0 else str(i) + '.':>4} {line}")
         if not saved:
             return
-        choice = _pick(session)
+        try:
+            choice = input("Resume which? (number or id, empty to cancel) ").strip()
+        except EOFError:
+            return
         if not choice:
             return
     wanted = saved[int(choice) - 1].id if choice.isdigit() and 0 < int(choice) <= len(saved) else choice
@@ -65,10 +68,3 @@ def _resume(session: Any, arg: str) -> None:
         session.say(str(e))
         return
     session.front.recap(recap(session.agent.conversation.entries))
-
-
-def _pick(session: Any) -> str:
-    try:
-        return input("Resume which? (number or id, empty to cancel) ").strip()
-    except EOFError:
-        return ""
