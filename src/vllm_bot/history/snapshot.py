@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..safety.sandbox.paths import nested_repositories
 from .gitrepo import GitRepo
 from .safegit import GitFailed
 
@@ -81,8 +82,6 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
 def empty_repositories(top: Path) -> list[str]:
     """Nested repositories below `top` whose HEAD names no commit yet (read from their files: no git is
     run in a repository the model may have made), relative to `top`."""
-    from ..safety.sandbox.paths import nested_repositories
-
     found = []
     for folder in nested_repositories(top)[0]:
         head = folder / ".git" / "HEAD"

@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from ...history.ops import ask_yes_no, diff_text, session_rows, undo_last
+from ...history.sessions import SessionNotFound, list_sessions
 from ..recap import recap
 from .registry import command
 
@@ -45,8 +46,6 @@ def _diff(session: Any, arg: str) -> None:
 
 @command("resume", "List saved sessions, or continue one by number or id", "[N|ID]")
 def _resume(session: Any, arg: str) -> None:
-    from ...history.sessions import SessionNotFound, list_sessions
-
     history = session.history
     saved = list_sessions(history.state_dir)
     choice = arg.strip()
