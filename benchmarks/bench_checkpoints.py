@@ -19,11 +19,11 @@ from typing import Any
 
 from common import to_markdown
 
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.ops import diff_report
 from vllm_bot.history.undo import apply_undo, plan_undo
-from vllm_bot.statedir import workspace_state_dir
 
 FULL = {"files": 10_000, "total_mb": 200, "ignored": 20_000}
 QUICK = {"files": 200, "total_mb": 2, "ignored": 300}

@@ -55,11 +55,11 @@ def agent_session(
 
     from vllm_bot.agent.loop import Agent
     from vllm_bot.config import Config
+    from vllm_bot.config.statedir import workspace_state_dir
     from vllm_bot.events import ignore
     from vllm_bot.history.store import History, resumed_message
     from vllm_bot.model.client import ModelClient
     from vllm_bot.safety.approval import ApprovalGate
-    from vllm_bot.statedir import workspace_state_dir
     from vllm_bot.ui import fanout
     from vllm_bot.ui.recap import plain_lines
 

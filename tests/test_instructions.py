@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vllm_bot.config import SystemPromptConfig
-from vllm_bot.instructions import instruction_stamp, load_instructions, repository_root
+from vllm_bot.config.instructions import instruction_stamp, load_instructions, repository_root
 from vllm_bot.prompts import SystemPrompts
 
 

@@ -2,8 +2,8 @@
 
 A module's *unit* is its wing (`agent`, `model`, ... the first package under vllm_bot), or, for a
 module at the package top, `shared` (the vocabulary every wing speaks: calls, conversation, events,
-errors, the config wing (settings, rules, layers, trust), instructions, prompts, statedir, cliargs, printable,
-and the package's own `__init__`),
+errors, the config wing (settings, rules, layers, trust, instructions, statedir), prompts, cliargs,
+printable, and the package's own `__init__`),
 `session` (assembles one session from the wings) or `app` (the command line; nothing imports it). Imports inside functions count too: a lazy import is still a
 dependency, and so is a `"module:function"` string that is imported by name (`"vllm_bot.batch.cli:command"`
 in app's SUBCOMMANDS); `python -m vllm_bot.app` in a child's command line is a process, not an import.
@@ -22,14 +22,13 @@ SHARED = {
     "conversation",
     "events",
     "errors",
-    "instructions",
     "prompts",
-    "statedir",
     "cliargs",
     "printable",
 }
 
-# Wings that belong to the shared vocabulary: the config (its settings, rules, layers and trust).
+# Wings that belong to the shared vocabulary: the config (its settings, rules, layers, trust, the
+# AGENTS.md instructions and our state directory).
 SHARED_WINGS = {"config"}
 
 # unit -> the units it may import (besides itself). `shared` is allowed everywhere.
@@ -45,8 +44,7 @@ MAY_IMPORT = {
     "doctor": {"model", "parsing", "tools", "mcp", "safety"},
     "testing": set(),
     "ui": {"agent", "history", "safety", "tools", "mcp", "doctor", "model", "parsing"},
-    "session": {"agent", "model", "tools", "safety", "history", "mcp", "ui", "parsing", "doctor", "workflow"},
-    "workflow": {"agent", "tools"},
+    "session": {"agent", "model", "tools", "safety", "history", "mcp", "ui", "parsing", "doctor"},
     "demo": {"session", "ui", "testing"},
     "batch": {"model", "ui", "history", "safety"},
     "eval": {"batch", "ui", "safety"},

@@ -7,6 +7,7 @@ Exit codes: 0 task finished; 1 runtime failure; 2 usage or config error; 3 stopp
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,9 @@ from .cliargs import (
     resolve_workspace,
     trust_policy,
 )
-from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE
+from .config import ConfigError, load_config
+from .errors import EXIT_LIMIT, EXIT_RUNTIME, EXIT_USAGE, UserFacingError
+from .prompts import PromptError
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -156,8 +159,6 @@ def subcommand_name(argv: list[str]) -> str | None:
 
 
 def run_subcommand(name: str, argv: list[str]) -> int:
-    import importlib
-
     module_name, _, attr = SUBCOMMANDS[name].partition(":")
     add_arguments, run = getattr(importlib.import_module(module_name, __package__), attr)()
     parser = argparse.ArgumentParser(prog=f"{program_name()} {name}")
@@ -166,7 +167,6 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
 
 def run_session(args: argparse.Namespace) -> int:
-    from .config import load_config
     from .session import Session, ask_trust
 
     if args.output_format is not None and args.prompt is None:
@@ -201,10 +201,6 @@ def check_home_workspace(workspace: Path, *, allowed: bool, interactive: bool) -
 
 def guarded(action: Any, *, headless: bool) -> int:
     """Run `action`, turning user-facing errors into one line on stderr and an exit code."""
-    from .config import ConfigError
-    from .errors import UserFacingError
-    from .prompts import PromptError
-
     try:
         return int(action())
     except (ConfigError, PromptError, UsageError) as e:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -76,8 +77,6 @@ class ToolResult:
     def as_text(self) -> str:
         """The result as the model sees it (data is JSON-encoded)."""
         if self.kind == "data":
-            import json
-
             return json.dumps(self.value, ensure_ascii=False)
         return str(self.value)
 

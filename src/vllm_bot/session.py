@@ -15,12 +15,14 @@ from typing import Any
 from .agent.delegation import Made
 from .agent.loop import Agent
 from .agent.planning import message
+from .agent.workflow import Workflow
 from .config import Config
+from .config.instructions import instruction_stamp, load_instructions
 from .config.layers import project_summary
+from .config.statedir import workspace_state_dir
 from .errors import ServerUnreachable
 from .events import Emit, Event, Notice, SessionStarted
 from .history.store import History, resumed_message
-from .instructions import instruction_stamp, load_instructions
 from .mcp.bridge import McpTools
 from .model.capabilities import CapabilityCache, ModeMemory, configure
 from .model.client import ModelClient
@@ -29,14 +31,12 @@ from .model.trace import Trace
 from .prompts import SystemPrompts
 from .safety.approval import ApprovalGate
 from .safety.boundary import build as build_boundary
-from .statedir import workspace_state_dir
 from .tools.mentions import attach, budget_for
 from .tools.toolbox import build_toolbox
 from .ui import fanout, front_end
 from .ui.banner import BannerInfo, git_status, sandbox_warning
 from .ui.debuglog import DebugLog
 from .ui.trust_prompt import ask_home, ask_trust  # noqa: F401 - for the command line, which imports no UI
-from .workflow import Workflow
 
 
 class Session:

@@ -16,12 +16,12 @@ from gitworkspace import init_repo, isolate_git
 from test_agent_git_config import RUN, every_operation
 
 from vllm_bot.batch.copies import make_copy, remove_copy, repo_of
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.autocommit import commit_turn
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.ops import diff_text, undo_last
 from vllm_bot.history.snapshot import changes
-from vllm_bot.statedir import workspace_state_dir
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

@@ -8,13 +8,13 @@ import shutil
 import pytest
 from gitworkspace import git, init_repo, isolate_git, manifest, user_git_state
 
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.autocommit import commit_turn
 from vllm_bot.history.checkpoints import CheckpointStore, list_ledgers, prune_sessions
 from vllm_bot.history.gitrepo import REF_ROOT, open_repo
 from vllm_bot.history.ops import diff_text, store_from_disk, undo_last
 from vllm_bot.history.snapshot import changes
 from vllm_bot.history.undo import plan_undo
-from vllm_bot.statedir import workspace_state_dir
 
 
 @pytest.fixture(autouse=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from gitworkspace import git, init_repo, isolate_git
 
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.autocommit import commit_turn
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.ops import undo_last
-from vllm_bot.statedir import workspace_state_dir
 
 
 @pytest.fixture(autouse=True)

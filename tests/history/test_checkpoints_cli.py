@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from gitworkspace import init_repo, isolate_git
 
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.conversation import Conversation
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.session_recorder import SessionRecorder
 from vllm_bot.history.sessions import SessionLog, find_session
-from vllm_bot.statedir import workspace_state_dir
 
 CLI = str(Path(__file__).resolve().parents[2] / "cli.py")
 

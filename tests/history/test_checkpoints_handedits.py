@@ -16,12 +16,12 @@ import pytest
 from gitworkspace import init_repo, isolate_git, user_git_state
 from stand_in_tools import agent_session
 
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.conversation import Conversation
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.session_recorder import SessionRecorder
 from vllm_bot.history.sessions import SessionLog
-from vllm_bot.statedir import workspace_state_dir
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
 from vllm_bot.ui.slash.registry import dispatch

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from gitworkspace import git, init_repo, isolate_git, manifest, user_git_state
 
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.ops import undo_last
-from vllm_bot.statedir import workspace_state_dir
 
 NAMES = ["a", "b.txt", "src/c.py", "src/d/e.bin", "docs/f.md", "g h.txt", "ünï.txt", "src/d/deep/z"]
 IGNORED_NAMES = ["x.log", "build/out.o", "src/trace.log"]

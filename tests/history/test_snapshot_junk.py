@@ -7,10 +7,10 @@ import pytest
 from gitworkspace import git, init_repo, isolate_git
 
 from vllm_bot.config import GitConfig
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.checkpoints import CheckpointStore
 from vllm_bot.history.gitrepo import open_repo
 from vllm_bot.history.ops import diff_text, store_from_disk, undo_last
-from vllm_bot.statedir import workspace_state_dir
 
 JUNK = GitConfig().private_excludes
 

@@ -4,9 +4,9 @@ profile reaches the requests, and a remembered fallback spares the next session 
 import json
 
 from vllm_bot.config import load_config
+from vllm_bot.config.statedir import workspace_state_dir
 from vllm_bot.history.sessions import sessions_dir
 from vllm_bot.session import Session
-from vllm_bot.statedir import workspace_state_dir
 from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from ..cliargs import function_calling_flags, program_name, server_flags
 from ..errors import UserFacingError
+from .stdio import LineTransport, claim_stdio
+from .worker import Worker
 
 
 class SdkMissing(UserFacingError):
@@ -62,7 +64,6 @@ def require_sdk() -> None:
 
 def run(args: argparse.Namespace) -> int:
     require_sdk()
-    from .stdio import claim_stdio
 
     logging.basicConfig(
         stream=sys.stderr,
@@ -77,7 +78,6 @@ def run(args: argparse.Namespace) -> int:
 def serve(args: argparse.Namespace, read_fd: int, write_fd: int) -> None:
     """The protocol in a thread of its own; the sessions' work on this (the main) thread."""
     from .server import AcpAgent
-    from .worker import Worker
 
     worker = Worker()
     agent = AcpAgent(args, worker)
@@ -106,8 +106,6 @@ def serve(args: argparse.Namespace, read_fd: int, write_fd: int) -> None:
 
 async def _listen(agent: Any, read_fd: int, write_fd: int) -> None:
     import acp
-
-    from .stdio import LineTransport
 
     transport = LineTransport(read_fd, write_fd)
     await acp.run_agent(agent, transport)

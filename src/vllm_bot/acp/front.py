@@ -19,6 +19,9 @@ from ..calls import ToolCall
 from ..events import Event, ModeChanged
 from ..safety.approval import Answer
 from ..safety.grants import GrantScope
+from ..tools.context import ToolError
+from ..tools.edit import plan_edit
+from ..tools.write import plan_write
 from ..ui.plan_prompt import plan_choice
 from ..ui.status import StatusLine
 from . import options, permission
@@ -141,9 +144,6 @@ class AcpFront:
         None when it would fail or the file is binary."""
         if self.executor is None:
             return None
-        from ..tools.context import ToolError
-        from ..tools.edit import plan_edit
-        from ..tools.write import plan_write
 
         args, ctx = call.arguments, self.executor.context
         try:

@@ -108,7 +108,7 @@ class Delegation:
         watcher = threading.Thread(target=_forward, args=(stop, made.agent.cancel.event), daemon=True)
         watcher.start()
         try:
-            outcome = made.agent.run(_prompt(task, files))
+            outcome = made.agent.run(task.strip() + (f"\n\nStart with: {', '.join(files)}" if files else ""))
         finally:
             stop.set()  # ends the watcher
             made.close()
@@ -120,10 +120,6 @@ def _forward(stop: threading.Event, cancel: threading.Event) -> None:
     """Until the sub-agent ends: the parent's stop (Ctrl-C) becomes the sub-agent's cancel."""
     stop.wait()
     cancel.set()
-
-
-def _prompt(task: str, files: list[str]) -> str:
-    return task.strip() + (f"\n\nStart with: {', '.join(files)}" if files else "")
 
 
 def _result(outcome: Any, over_budget: bool, config: DelegateConfig) -> ToolResult:

@@ -16,10 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import UsageError, function_calling_flags, overrides_from, program_name, server_flags
+from ..config import load_config
 from ..errors import EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME
+from ..model.client import ModelClient
+from ..ui.batch_view import print_table, view_for
 from .outage import DEFAULT_OUTAGE_WAIT
+from .rayconf import ray_flags, ray_settings
 from .report import HEADERS, summarize, summary_lines, task_rows
+from .results import ResultsError, merge, results_name, write_atomic
+from .runner import Batch
 from .settings import DEFAULT_TIME_BUDGET, BatchSettings
+from .tasks import TasksError, in_shard, load_tasks, parse_shard
 
 Command = tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
@@ -96,7 +103,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output-format", choices=["text", "json"], default="text", help="summary as a table or JSON"
     )
-    from .rayconf import ray_flags
 
     ray_flags(parser)
 
@@ -126,8 +132,6 @@ def settings_from(args: argparse.Namespace, output_dir: Path, config: Any) -> Ba
 def load(args: argparse.Namespace) -> tuple[Any, str]:
     """(the effective config with the flags on top, the served model): the server is looked at first,
     so a batch never starts against a server that is not there (exit 1)."""
-    from ..model.client import ModelClient
-
     config = config_from(args)
     model = ModelClient(config.vllm, system_prompt=lambda text_mode, tools: "").resolve_model()
     return config, model
@@ -135,19 +139,11 @@ def load(args: argparse.Namespace) -> tuple[Any, str]:
 
 def config_from(args: argparse.Namespace) -> Any:
     """The effective config with the flags on top (the server not asked)."""
-    from ..config import load_config
-
     overrides = {**overrides_from(args), "agent.time_budget": args.time_budget}
     return load_config(args.config, overrides=overrides)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ui.batch_view import view_for
-    from .rayconf import ray_settings
-    from .results import ResultsError
-    from .runner import Batch
-    from .tasks import TasksError, in_shard, load_tasks, parse_shard
-
     tasks_path = Path(args.tasks)
     try:
         shard = parse_shard(args.shard) if args.shard else None
@@ -191,8 +187,6 @@ def exit_code(rows: list[dict[str, Any]], interrupted: bool, not_run: list[str])
 
 
 def outcome_fields(outcome: Any, settings: BatchSettings) -> dict[str, Any]:
-    from .results import results_name
-
     return {
         "output_dir": str(settings.output_dir),
         "results": str(settings.output_dir / results_name(settings.shard)),
@@ -217,7 +211,6 @@ def report(
         data = {"type": "batch_summary", "schema_version": 1, **extra, "summary": summary, "server": server}
         print(json.dumps({**data, "exit_code": code}, ensure_ascii=True))
         return
-    from ..ui.batch_view import print_table
 
     table, note = task_rows(rows)
     notes = ([note] if note else []) + summary_lines(summary, server, wall_seconds)
@@ -242,9 +235,6 @@ def add_merge_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from .results import ResultsError, merge, write_atomic
-    from .tasks import TasksError, load_tasks
-
     try:
         rows, notes = merge([Path(p) for p in args.paths])
         wanted = [s.id for s in load_tasks(Path(args.tasks))] if args.tasks else []

@@ -16,8 +16,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config.statedir import STATE_DIR_NAME
 from ..history.safegit import GIT_ERRORS, GitMissing, GitPlace, GitRunner, base_env, find_user_repo, run_git
-from ..statedir import STATE_DIR_NAME
 
 _REPO_LOCKS: dict[Path, threading.Lock] = {}  # `git worktree add/remove` of one repository, one at a time
 _LOCKS_LOCK = threading.Lock()

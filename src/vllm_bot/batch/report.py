@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..ui.batch_view import duration
+
 TABLE_LIMIT = 40  # tasks listed one per row; past that, the failed ones only
 HEADERS = ["task", "result", "iterations", "tokens", "seconds", "calls", "malformed", "mode"]
 
@@ -110,8 +112,6 @@ def summary_lines(
         )
     total = f"{summary['total_tokens']:,} tokens in all"
     if wall_seconds is not None:
-        from ..ui.batch_view import duration
-
         total = f"wall time {duration(wall_seconds)} (this run) · {total}"
     lines.append(total)
     lines.append("server: " + server_line(summary, server))

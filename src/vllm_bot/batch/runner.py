@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..config import Config
+from ..model.client import ModelClient
 from .copies import prune, repositories, uncommitted
 from .outage import Outage, ServerDown, server_answers
 from .processes import Processes
@@ -131,11 +132,9 @@ class Batch:
         """Look at the server before anything starts (UserFacingError: exit 1): from here, or with
         --ray, from a node of the cluster (connecting to it first)."""
         if self.settings.ray is None:
-            from ..model.client import ModelClient
-
             ModelClient(self.config.vllm, system_prompt=lambda text_mode, tools: "").resolve_model()
             return
-        from .raypool import RayPlace
+        from .raypool import RayPlace  # an import cycle: raypool raises this module's Fatal and GiveBack
 
         self.ray = RayPlace(self.settings.ray, self.view.note)
         self.ray.check_server(self.config)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..statedir import STATE_DIR_NAME
+from ..config.statedir import STATE_DIR_NAME
 from .confine import confined, place_files
 from .copies import Copy, CopyError, make_copy, remove_copy, repo_of
 from .outage import ServerDown

@@ -1,6 +1,7 @@
 """The config wing: strict, layered settings (settings.py: the sections as dataclasses, their checks
-in rules.py), the layers they are read from and where each value came from (layers.py), and the trust
-a workspace's own settings need (trust.py). The names below are what the other wings use."""
+in rules.py), the layers they are read from and where each value came from (layers.py), the trust
+a workspace's own settings need (trust.py), the AGENTS.md instructions (instructions.py) and our own
+state directories (statedir.py). The names below are what the other wings use."""
 
 from .settings import (
     ENV_KEYS,

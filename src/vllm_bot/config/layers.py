@@ -23,8 +23,8 @@ from typing import Any
 from ..cliargs import FLAG_NAMES
 from ..mcp.claude import CLAUDE_KEY, MCP_JSON, McpJsonError, move_message, servers_from
 from ..printable import safe_text
-from ..statedir import STATE_DIR_NAME
-from .settings import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key
+from .settings import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key, to_dict
+from .statedir import STATE_DIR_NAME
 from .trust import TrustPolicy, TrustRequest, split, trusted_by_env
 
 PROJECT_CONFIG = f"{STATE_DIR_NAME}/config.json"
@@ -199,8 +199,6 @@ def project_summary(cfg: Config) -> str:
 
 def config_rows(cfg: Config, prefix: str = "") -> list[tuple[str, str]]:
     """(dotted key, `value  [where it came from]`) of every setting under `prefix`, the API key masked."""
-    from .settings import to_dict
-
     rows = []
     for key, value in _leaves(to_dict(cfg), ""):
         if key == prefix or key.startswith(prefix.rstrip(".") + ".") or not prefix:

@@ -257,7 +257,7 @@ def load_config(
     """Build the effective config from its layers (layers.py). `path` (`--config`) takes the user
     config's place and must exist; `workspace` adds the project's own settings, trusted by `trust`
     (a trust.TrustPolicy); `overrides` maps dotted keys ("vllm.model") to flag values."""
-    from .layers import load_layers  # the layers build on these types: imported when a config loads
+    from .layers import load_layers  # an import cycle: layers.py builds on these types
 
     return load_layers(path, env, overrides, workspace, trust)
 

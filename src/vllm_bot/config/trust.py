@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..printable import safe_text
-from ..statedir import user_state_dir
+from .statedir import user_state_dir
 
 TRUST_FILE = "trusted-workspaces.json"
 AGENT_WRITES = "agent-writes.json"  # files that configure the agent, as the agent last wrote them
@@ -54,10 +54,6 @@ def is_safety_key(dotted: str) -> bool:
     return any(dotted == key or dotted.startswith(key + ".") for key in SAFETY_KEYS)
 
 
-def _leads_to_safety_key(dotted: str) -> bool:
-    return any(key.startswith(dotted + ".") for key in SAFETY_KEYS)
-
-
 def split(data: dict[str, Any], prefix: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
     """(what any repository may set, {dotted safety key: value}) of one config mapping."""
     safe: dict[str, Any] = {}
@@ -68,7 +64,7 @@ def split(data: dict[str, Any], prefix: str = "") -> tuple[dict[str, Any], dict[
             risky.update({f"{dotted}.{name}": inner for name, inner in value.items()})  # a section
         elif is_safety_key(dotted):
             risky[dotted] = value
-        elif isinstance(value, dict) and _leads_to_safety_key(dotted):
+        elif isinstance(value, dict) and any(key.startswith(dotted + ".") for key in SAFETY_KEYS):
             inner_safe, inner_risky = split(value, dotted + ".")
             if inner_safe:
                 safe[key] = inner_safe

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .runner import run
+
 
 def run_demo(args: Any) -> int:
-    from .runner import run
-
     return run(args)

@@ -10,9 +10,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..cliargs import program_name
+from ..cliargs import overrides_from, program_name
+from ..config import load_config
 from ..errors import EXIT_RUNTIME
+from ..session import Session
 from ..testing.fake_vllm import FakeVLLM
+from ..ui import front_end
 from .script import TASK, demo_script
 
 MODEL = "vllm-bot-demo (scripted)"
@@ -54,11 +57,6 @@ def run(args: Any) -> int:
 
 
 def _run_session(args: Any, workspace: Path, base_url: str) -> int:
-    from ..cliargs import overrides_from
-    from ..config import load_config
-    from ..session import Session
-    from ..ui import front_end
-
     overrides = {
         **overrides_from(args),
         "vllm.base_url": base_url,

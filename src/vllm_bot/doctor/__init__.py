@@ -12,6 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..cliargs import connection_flags, overrides_from, resolve_workspace, trust_policy
+from ..config import load_config
+from ..config.statedir import workspace_state_dir
+from ..model.trace import Trace
+from ..printable import safe_text
+from .report import footer, header, render_json, row, wrap_hanging
+from .sandbox_check import sandbox_check
+
 if TYPE_CHECKING:
     from ..model.trace import Trace
 
@@ -22,8 +30,6 @@ def command() -> tuple[Callable[[argparse.ArgumentParser], None], Callable[[argp
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..cliargs import connection_flags
-
     parser.description = (
         "Check the vLLM server: reachability, /health, /version, /v1/models, /tokenize, /metrics, "
         "native tool calls (streamed and not, parallel, long arguments), reasoning separation and "
@@ -40,19 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from ..cliargs import overrides_from, resolve_workspace, trust_policy
-    from ..config import load_config
-    from ..printable import safe_text
-
     workspace = resolve_workspace(args.workspace)
     config = load_config(
         args.config, overrides=overrides_from(args), workspace=workspace, trust=trust_policy(args)
     )
     for warning in config.provenance.warnings:
         print(f"vllm-bot: {safe_text(warning)}", file=sys.stderr)
-    from .sandbox_check import sandbox_check
 
     local = lambda: [sandbox_check(config, workspace)]  # noqa: E731
     debug = Debug.start(config, workspace) if config.agent.debug else None
@@ -78,9 +77,6 @@ class Debug:
 
     @classmethod
     def start(cls, config: Any, workspace: Path) -> Debug:
-        from ..model.trace import Trace
-        from ..statedir import workspace_state_dir
-
         trace = Trace.in_state_dir(workspace_state_dir(workspace), secrets=[config.vllm.api_key])
         debug = cls(trace)
         debug.log(f"Trace of raw requests and responses: {trace.path}")
@@ -94,7 +90,6 @@ def mcp_rows(config: Any, args: argparse.Namespace) -> Callable[[], list[dict[st
     """Connect to the configured MCP servers (in the workspace, as a session would), or None."""
     if not config.mcp.servers:
         return None
-    from ..cliargs import resolve_workspace
     from ..mcp.report import mcp_report
 
     workspace = resolve_workspace(args.workspace)
@@ -113,12 +108,10 @@ def diagnose(
     returns the exit code."""
     if json_output:
         from .checkup import Doctor
-        from .report import render_json
 
         report = Doctor(config, mcp_rows=mcp_rows, local=local, **_debugging(debug)).run()
         print(render_json(report))
         return report.exit_code
-    from .report import wrap_hanging
 
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     return run_checks(
@@ -143,7 +136,6 @@ def run_checks(
 ) -> Any:
     """The text report, each row said as its check finishes (the command and `/doctor`); the Report."""
     from .checkup import Doctor
-    from .report import footer, header, row
 
     say(header(config.vllm.base_url))
     on_check = lambda check: say(row(check))  # noqa: E731

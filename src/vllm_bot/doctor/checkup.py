@@ -11,6 +11,7 @@ from ..errors import ModelServerError
 from ..model.capabilities import CapabilityCache, Remembered
 from ..model.client import ModelClient
 from ..model.profiles import Profile, describe, resolve
+from ..prompts import system_prompt
 from .knowledge import Family, Knowledge, knowledge
 from .mcp_checks import mcp_checks
 from .probes import PROBES, RAISED_MAX_TOKENS, Outcome, Probe, request_params, send
@@ -247,7 +248,6 @@ class Doctor:
         if self.verdict is not None and self.verdict.native:
             self._add(Check("text_protocol", "text protocol", "skip", "not needed: native tool calls work"))
             return
-        from ..prompts import system_prompt
 
         probe = PROBES["text"]
         system = system_prompt(

@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from ..model.profiles import RESOURCES, pattern_matches
 
@@ -121,8 +120,20 @@ def load_knowledge(path: Path) -> Knowledge:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     try:
         return Knowledge(
-            [_family(name, raw) for name, raw in data["families"].items()],
-            [_format(name, raw) for name, raw in data["formats"].items()],
+            [
+                Family(
+                    name,
+                    list(raw["match"]),
+                    raw["tool_call_parser"],
+                    raw["reasoning_parser"],
+                    raw.get("note", ""),
+                )
+                for name, raw in data["families"].items()
+            ],
+            [
+                LeakFormat(name, list(raw["parsers"]), list(raw.get("aliases", [])), _compile(raw["markers"]))
+                for name, raw in data["formats"].items()
+            ],
             [
                 ReasoningFormat(name, raw["parser"], _compile(raw["markers"]))
                 for name, raw in data["reasoning_formats"].items()
@@ -130,16 +141,6 @@ def load_knowledge(path: Path) -> Knowledge:
         )
     except (KeyError, TypeError, AttributeError, re.error) as e:
         raise TableError(f"{path}: malformed ({type(e).__name__}: {e})") from None
-
-
-def _family(name: str, raw: dict[str, Any]) -> Family:
-    return Family(
-        name, list(raw["match"]), raw["tool_call_parser"], raw["reasoning_parser"], raw.get("note", "")
-    )
-
-
-def _format(name: str, raw: dict[str, Any]) -> LeakFormat:
-    return LeakFormat(name, list(raw["parsers"]), list(raw.get("aliases", [])), _compile(raw["markers"]))
 
 
 def _compile(markers: list[str]) -> list[re.Pattern[str]]:

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..calls import ToolCall, Usage
+from ..errors import ModelServerError
 from ..events import ignore
 from ..model.deltas import _get
+from ..model.server_errors import _status_message
 from ..model.streaming import RawReply, consume, reply_from_completion
 from ..tools.definitions import TOOL_DEFINITIONS, find_definition
 
@@ -139,9 +141,6 @@ def send(server: Any, params: dict[str, Any], stream: bool) -> Outcome:
     """Send one request through a model.server.Server; HTTP and in-stream errors become an Outcome,
     never an exception."""
     import openai
-
-    from ..errors import ModelServerError
-    from ..model.server_errors import _status_message
 
     try:
         if stream:

@@ -17,9 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.cli import Command, load, run_flags, settings_from
+from ..batch.runner import Batch
+from ..batch.tasks import load_tasks
 from ..cliargs import UsageError, program_name
+from ..config.statedir import user_state_dir
 from ..errors import EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME
+from ..ui.batch_view import print_table, view_for
+from .figures import run_record
+from .hiding import confined, sandbox_record
 from .report import CALL_HEADERS, SCHEMA_VERSION, SCORE_HEADERS, call_rows, score_rows, task_rows
+from .suite import SUITE_VERSION, bundled, materialize, select
 from .verdict import UNJUDGED, fixes, verdict
 
 MODES = {"native": True, "text": False}
@@ -71,9 +78,6 @@ def parse_modes(value: str | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .hiding import sandbox_record
-    from .suite import SUITE_VERSION, bundled, select
-
     try:
         tasks = select(bundled(), args.tasks)
     except ValueError as e:
@@ -140,13 +144,6 @@ def run_suite(
     args: argparse.Namespace, config: Any, tasks: list[Any], modes: list[str], out: Path
 ) -> tuple[dict[str, Any], bool, list[str], list[dict[str, Any]]]:
     """Each mode's batch over the suite: (records by mode, interrupted, ids not run, skipped tasks)."""
-    from ..batch.runner import Batch
-    from ..batch.tasks import load_tasks
-    from ..ui.batch_view import view_for
-    from .figures import run_record
-    from .hiding import confined
-    from .suite import materialize
-
     skipped = [{"id": t.id, "missing": t.missing()} for t in tasks if t.missing()]
     for task in skipped:
         print(
@@ -180,7 +177,6 @@ def show(result: dict[str, Any], kinds: dict[str, str], as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, ensure_ascii=True))
         return
-    from ..ui.batch_view import print_table
 
     runs = result["runs"]
     headers, rows = task_rows(runs, kinds)
@@ -194,8 +190,6 @@ def show(result: dict[str, Any], kinds: dict[str, str], as_json: bool) -> None:
 
 
 def list_tasks(tasks: list[Any]) -> int:
-    from ..ui.batch_view import print_table
-
     rows = [[t.id, t.tier, t.kind, t.language, " ".join(t.task.split())[:60]] for t in tasks]
     print_table(f"{len(tasks)} bundled eval tasks", ["task", "tier", "kind", "language", "what"], rows, [])
     return EXIT_OK
@@ -203,7 +197,5 @@ def list_tasks(tasks: list[Any]) -> int:
 
 def default_output(model: str) -> Path:
     """A new directory per run in our state dir: $XDG_STATE_HOME/vllm-bot/eval/<time>-<model>."""
-    from ..statedir import user_state_dir
-
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model.rsplit("/", 1)[-1])[:40]
     return user_state_dir() / "eval" / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"

@@ -11,6 +11,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from ..safety.boundary import for_workspace
+from ..safety.sandbox.status import probe
 from .checks import HARNESS_DIR
 
 CHECKOUT = Path(__file__).resolve().parents[3]  # the checkout, when the package runs from one
@@ -53,9 +55,6 @@ def sandbox_record(config: Any, out: Path) -> dict[str, Any]:
     """Whether the tasks ran sandboxed (eval.json keeps it), and warnings for the user: without the
     sandbox the hidden tests are not hidden; an output directory the sandbox shows lets a task read
     the others' repositories."""
-    from ..safety.boundary import for_workspace
-    from ..safety.sandbox.status import probe
-
     status = probe(config.sandbox)
     warnings = []
     if not status.active:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..statedir import atomic_write
+from ..config.statedir import atomic_write
 from .gitrepo import REF_ROOT, GitRepo
 from .safegit import GIT_ERRORS
 from .sessions import first_line, newest_first

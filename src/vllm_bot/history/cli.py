@@ -12,22 +12,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import EXIT_OK, EXIT_RUNTIME
+from ..cliargs import resolve_workspace, workspace_flag
+from ..config.statedir import STATE_DIR_NAME
+from ..conversation import UserMessage
+from ..errors import EXIT_OK, EXIT_RUNTIME, UserFacingError
+from .ops import ask_yes_no, diff_report, session_rows, store_from_disk, turn_rows, undo_last
+from .safegit import GitFailed
+from .session_codec import entry_to_dict
+from .sessions import SessionLog, describe_session, list_sessions, sessions_dir
 
 Factory = tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
 
 def _workspace_flags(parser: argparse.ArgumentParser) -> None:
-    from ..cliargs import workspace_flag
-
     workspace_flag(parser)
     parser.add_argument("--id", metavar="SESSION", help="a session id or prefix (default: the latest)")
 
 
 def _store(args: argparse.Namespace) -> Any:
-    from ..cliargs import resolve_workspace
-    from .ops import store_from_disk
-
     return store_from_disk(resolve_workspace(args.workspace), args.id)
 
 
@@ -48,8 +50,6 @@ def undo_command() -> Factory:
         parser.add_argument("--list", action="store_true", help="list the session's checkpoints and stop")
 
     def run(args: argparse.Namespace) -> int:
-        from .ops import turn_rows, undo_last
-
         store = _store(args)
         if store is None:
             print(_no_checkpoints(args), file=sys.stderr)
@@ -74,9 +74,6 @@ def undo_command() -> Factory:
 def _git_failure(store: Any) -> Iterator[None]:
     """A failed git command becomes one clear sentence (and, for a session of an earlier version,
     how to restore by hand) instead of a traceback."""
-    from ..errors import UserFacingError
-    from .safegit import GitFailed
-
     try:
         yield
     except GitFailed as e:
@@ -87,8 +84,6 @@ def _git_failure(store: Any) -> Iterator[None]:
 
 
 def _ask_in_terminal(question: str) -> bool:
-    from .ops import ask_yes_no
-
     return ask_yes_no(question, lambda text: print(text, file=sys.stderr), _read_line)
 
 
@@ -103,10 +98,6 @@ def _read_line(prompt: str) -> str:
 
 def _tell_model(store: Any, note: str) -> None:
     """Append the undo note to the saved conversation, so a resumed session knows."""
-    from ..conversation import UserMessage
-    from .session_codec import entry_to_dict
-    from .sessions import SessionLog, sessions_dir
-
     path = sessions_dir(store.dir.parent) / f"{store.session_id}.jsonl"
     if path.is_file():
         log = SessionLog(path)
@@ -127,8 +118,6 @@ def diff_command() -> Factory:
         parser.add_argument("--stat", action="store_true", help="a summary per file instead of the patch")
 
     def run(args: argparse.Namespace) -> int:
-        from .ops import diff_report
-
         store = _store(args)
         if store is None:  # like undo: nothing to work on is a failure a script can see
             print(_no_checkpoints(args), file=sys.stderr)
@@ -146,18 +135,11 @@ def diff_command() -> Factory:
 
 def sessions_command() -> Factory:
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        from ..cliargs import workspace_flag
-
         parser.description = "List the saved sessions of a workspace (resume one with --resume ID)."
         workspace_flag(parser)
         parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
     def run(args: argparse.Namespace) -> int:
-        from ..cliargs import resolve_workspace
-        from ..statedir import STATE_DIR_NAME
-        from .ops import session_rows
-        from .sessions import describe_session, list_sessions
-
         state_dir = resolve_workspace(args.workspace) / STATE_DIR_NAME
         if args.json:
             for s in list_sessions(state_dir):

@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config.statedir import STATE_DIR_NAME, atomic_write
 from ..errors import UserFacingError
-from ..statedir import STATE_DIR_NAME, atomic_write
 from .safegit import GitFailed, GitMissing, GitPlace, GitRunner, find_user_repo, read_user_setting, run_git
 
 REF_ROOT = "refs/vllm-bot/checkpoints"

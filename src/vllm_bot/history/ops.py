@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cliargs import program_name
-from ..statedir import STATE_DIR_NAME
+from ..config.statedir import STATE_DIR_NAME
 from .checkpoints import CheckpointStore, Turn, describe, first_line, list_ledgers
 from .gitrepo import GitRepo, open_repo
 from .sessions import describe_session, list_sessions, matching, no_single_match
@@ -34,7 +34,11 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
     if plan.hand_edited and not force:
         question = hand_edit_message(plan) + "\nOverwrite them? (their current versions stay recoverable)"
         if ask is None:
-            return UndoOutcome(False, [hand_edit_message(plan), _refusal_hint()])
+            refused = (
+                "Refused: undo never overwrites your own edits silently. Keep them and undo by hand, or run "
+                f"`{program_name()} undo --force` (your versions stay recoverable)."
+            )
+            return UndoOutcome(False, [hand_edit_message(plan), refused])
         if not ask(question):
             return UndoOutcome(False, ["Undo cancelled; nothing changed."])
         force = True
@@ -63,13 +67,6 @@ def undo_last(store: CheckpointStore, *, ask: Ask | None, force: bool = False) -
 
 def _files(n: int) -> str:
     return f"{n} file" if n == 1 else f"{n} files"
-
-
-def _refusal_hint() -> str:
-    return (
-        "Refused: undo never overwrites your own edits silently. Keep them and undo by hand, or run "
-        f"`{program_name()} undo --force` (your versions stay recoverable)."
-    )
 
 
 def recover_hint(repo: GitRepo, ref: str) -> str:

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..statedir import is_stand_in
+from ..config.statedir import is_stand_in
 
 GIT_TIMEOUT = 600.0  # a planted FIFO in an include.path must not hang the agent
 LIST_TIMEOUT = 30.0

@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..safety.sandbox.paths import nested_repositories
 from .gitrepo import GitRepo
 from .safegit import GitFailed
 
@@ -65,7 +66,8 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     except GitFailed as e:
         empty = [f":(exclude,literal){path}" for path in empty_repositories(repo.top)]
         if UNREADABLE_MARK in e.stderr:
-            skipped += tuple(f"{path} (unreadable)" for path in _unreadable(e.stderr))
+            names = [ln.split("'")[1] for ln in e.stderr.splitlines() if UNREADABLE_MARK in ln and "'" in ln]
+            skipped += tuple(f"{name} (unreadable)" for name in names)
         elif empty:  # `git init sub` without a commit: git cannot add it; skipped like any nested one
             repo.run("add", "-A", "--ignore-errors", "--", *pathspec, *empty, index=index)
         else:
@@ -80,8 +82,6 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
 def empty_repositories(top: Path) -> list[str]:
     """Nested repositories below `top` whose HEAD names no commit yet (read from their files: no git is
     run in a repository the model may have made), relative to `top`."""
-    from ..safety.sandbox.paths import nested_repositories
-
     found = []
     for folder in nested_repositories(top)[0]:
         head = folder / ".git" / "HEAD"
@@ -175,14 +175,6 @@ def _latest_sibling(index: Path) -> Path | None:
         p for p in index.parent.glob("*.index") if p != index and not p.name.startswith(SCRATCH_PREFIXES)
     ]
     return max(others, key=lambda p: p.stat().st_mtime, default=None)
-
-
-def _unreadable(stderr: str) -> list[str]:
-    out = []
-    for line in stderr.splitlines():
-        if UNREADABLE_MARK in line and "'" in line:
-            out.append(line.split("'")[1])
-    return out
 
 
 def take_snapshot(repo: GitRepo, index: Path) -> Snapshot:

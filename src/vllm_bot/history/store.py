@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from ..config import Config
 from ..conversation import Conversation, UserMessage
 from ..events import Emit, Event, IterationStarted, Notice, TaskFinished
+from .autocommit import commit_turn
 from .checkpoints import CheckpointStore, prune_sessions
 from .gitrepo import GitUnavailable, open_repo
 from .safegit import GIT_ERRORS
@@ -125,8 +126,6 @@ class History:
             return
         turn = self._guard(lambda s: s.end_turn())
         if turn is not None and self.config.git.auto_commit:
-            from .autocommit import commit_turn
-
             report = self._guard(lambda s: commit_turn(s, turn), "the agent's changes were not committed")
             if report is not None and report.commits:
                 who = " (your earlier changes first, separately)" if report.user_commit else ""

@@ -10,7 +10,10 @@ import json
 import sys
 from typing import Any
 
+from ..cliargs import config_flag, resolve_workspace, trust_policy, workspace_flag
+from ..config import load_config
 from ..errors import EXIT_OK, EXIT_RUNTIME
+from ..printable import safe_text
 
 
 def command() -> tuple[Any, Any]:
@@ -18,8 +21,6 @@ def command() -> tuple[Any, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..cliargs import config_flag, workspace_flag
-
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = sub.add_parser("list", help="connect to each server and list its tools")
     config_flag(listing)
@@ -28,9 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cliargs import resolve_workspace, trust_policy
-    from ..config import load_config
-    from ..printable import safe_text
     from .report import mcp_report, status_lines
 
     workspace = resolve_workspace(args.workspace)

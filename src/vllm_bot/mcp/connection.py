@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from .. import __version__
 from ..config import McpServerConfig
 from .logs import CLIENT_MARK
 from .screen import Rejected, ToolScreen
@@ -63,8 +64,6 @@ async def open_client(
     """An entered `mcp.Client` for the server; its resources are released when `stack` closes."""
     from mcp import Client, StdioServerParameters, stdio_client
     from mcp_types import Implementation
-
-    from .. import __version__
 
     options: dict[str, Any] = {
         "client_info": Implementation(name="vllm-bot", version=__version__),

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..config.statedir import workspace_state_dir
 from ..printable import safe_text
 from ..tools.context import plural
 from .connection import target
@@ -118,8 +119,6 @@ def mcp_report(config: Config, workspace: Path) -> list[dict[str, Any]]:
 
     Takes at most about mcp.startup_timeout plus the time to stop the servers.
     """
-    from ..statedir import workspace_state_dir
-
     log_dir = log_dir_in(workspace_state_dir(workspace)) if config.mcp.servers else None
     manager = McpManager(config.mcp, workspace, log_dir=log_dir, output_limit=config.tools.output_limit)
     manager.start()

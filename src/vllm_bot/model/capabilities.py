@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import program_name
+from ..config.statedir import user_state_dir
 from ..events import CallsDetected, Debug, Event, ModeSwitched, Notice, RequestStarted
-from ..statedir import user_state_dir
+from .profiles import describe, resolve
 
 CACHE_FILE = "servers.json"
 
@@ -155,8 +156,6 @@ class ModeMemory:
 
 def configure(client: Any, config: Any, cache: CapabilityCache, emit: Any) -> None:
     """After connecting: give `client` its model profile and choose the starting tool-call mode."""
-    from .profiles import describe, resolve
-
     info = client.model_info
     profile = resolve([client.model, info.root if info else None], config.profiles)
     client.profile = profile

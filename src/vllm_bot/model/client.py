@@ -20,11 +20,15 @@ from ..config import ContextConfig, VllmConfig
 from ..conversation import Conversation
 from ..errors import ContextOverflow, ModelServerError
 from ..events import Debug, Emit, ModeSwitched, Notice, RequestStarted, TurnFinished, ignore
+from ..parsing import split_reasoning
+from ..prompts import load_template, render
 from .context import ContextManager, overflow_message
-from .forced import forced, settle, tools_and_choice
+from .forced import finish_as_answer, forced, tools_and_choice
 from .profiles import Profile, keep_reasoning
+from .replies import broken_native_arguments, to_turn
 from .retry import Retrier, RetryPolicy
 from .server_errors import ContextLengthExceeded, ToolChoiceUnsupported, incomplete_reply, translate_errors
+from .streaming import RawReply, consume, reply_from_completion
 from .tokens import TokenCounter
 from .trace import Trace
 from .watchdog import DeadlineReached, with_deadlines
@@ -32,11 +36,6 @@ from .wire import to_messages
 
 if TYPE_CHECKING:
     from .server import Server
-    from .streaming import RawReply
-
-# The modules that read a reply (streaming.py, replies.py and the parsers under them, ~25 ms to import
-# on 2 cores) are imported where a reply is read, after its request went out: they load while the
-# server starts on it, and the first request leaves that much sooner.
 
 NATIVE_FLAGS_HINT = (
     "Native tool calls need the server started with `--enable-auto-tool-choice --tool-call-parser PARSER` "
@@ -293,13 +292,12 @@ class ModelClient:
         started = time.monotonic()
         with translate_errors(self, native):
             reply = self._stream(params, silent, until, emit, definitions)
-            from .replies import broken_native_arguments, to_turn
 
             if broken_native_arguments(reply):
                 reply = self._retry_unstreamed(params, reply, emit)
         turn = to_turn(reply, definitions, native, emit)
         if native and forced(self.config.tool_choice):
-            turn = settle(turn, emit)
+            turn = finish_as_answer(turn, emit)
         if turn.usage:
             self.counter.calibrate(messages, definitions if native else None, turn.usage.prompt_tokens)
         first = reply.first_token_at - started if reply.first_token_at else None
@@ -317,7 +315,6 @@ class ModelClient:
         """One streamed request, read under the first-token, idle and task deadlines (watchdog.py)."""
         stream = self.server.chat(params)
         self.answered = True
-        from .streaming import consume
 
         try:
             waits = min(self.config.timeout, silent), min(self.config.stream_idle_timeout, silent)
@@ -336,8 +333,6 @@ class ModelClient:
         completion = self.server.chat(plain)
         if self.trace:
             self.trace.record("response", completion)
-        from .replies import broken_native_arguments
-        from .streaming import reply_from_completion
 
         reply = reply_from_completion(completion)
         return streamed if broken_native_arguments(reply) or reply.finish_reason is None else reply
@@ -382,7 +377,6 @@ class ModelClient:
             emit(RequestStarted("summary", 2, attempt))
             with translate_errors(self):
                 reply = self._stream(params, silent, deadline, ignore)
-            from ..parsing import split_reasoning
 
             return split_reasoning(reply.content)[1]
 
@@ -390,6 +384,4 @@ class ModelClient:
 
 
 def _default_compact_prompt() -> str:
-    from ..prompts import load_template, render
-
     return render(load_template("compact.yaml")["system"], {}, "compact.yaml")

@@ -54,7 +54,7 @@ def _strict(definition: dict[str, Any]) -> dict[str, Any]:
     return {**definition, "function": {**definition["function"], "strict": True}}
 
 
-def settle(turn: AssistantTurn, emit: Emit) -> AssistantTurn:
+def finish_as_answer(turn: AssistantTurn, emit: Emit) -> AssistantTurn:
     """A reply whose only call is finish is the answer (shown as reply text); finish beside other
     calls is refused; a finish that could not be read goes back to the model like any bad call."""
     finishes = [c for c in turn.tool_calls if c.name == FINISH]

@@ -17,7 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..calls import AssistantTurn
 from ..config import ConfigError, ProfileConfig, coerce
+from ..conversation import UserMessage
 from ..prompts import read_yaml
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
@@ -158,9 +160,6 @@ def keep_reasoning(messages: list[dict[str, Any]], conversation: Any) -> None:
     """For profiles with keep_reasoning: give the assistant messages of the current task that made tool
     calls their reasoning back, as `reasoning` (vLLM's harmony input) and `reasoning_content` (what
     chat templates read). `wire.to_messages` writes exactly one assistant message per turn."""
-    from ..calls import AssistantTurn
-    from ..conversation import UserMessage
-
     entries = conversation.entries
     tasks = [i for i, e in enumerate(entries) if isinstance(e, UserMessage) and e.kind == "task"]
     start = tasks[-1] if tasks else 0

@@ -121,14 +121,13 @@ class Builder:
         """`TOOL_CALL: {"name": "edit", "args": {...}}` for the tool the model meant (or the first)."""
         tool = name if name in self.names else (self.names[0] if self.names else "read")
         if tool not in self._examples:
-            self._examples[tool] = self._example(tool)
+            schema = self.schema(tool)
+            required = schema.get("required") or list(schema.get("properties") or {})[:1]
+            args = example_arguments(schema, list(required))
+            self._examples[tool] = (
+                f'TOOL_CALL: {{"name": {json.dumps(tool, ensure_ascii=False)}, "args": {args}}}'
+            )
         return self._examples[tool]
-
-    def _example(self, tool: str) -> str:
-        schema = self.schema(tool)
-        required = schema.get("required") or list(schema.get("properties") or {})[:1]
-        args = example_arguments(schema, list(required))
-        return f'TOOL_CALL: {{"name": {json.dumps(tool, ensure_ascii=False)}, "args": {args}}}'
 
     def error(
         self, source: str, problem: str, raw: str, name: str | None = None, kind: ProblemKind = "unreadable"

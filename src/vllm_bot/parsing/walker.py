@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..tools.definitions import TOOL_DEFINITIONS
 from . import fmt_headers as fh
 from . import fmt_json as fj
 from . import fmt_keyvalue as fkv
@@ -286,8 +287,6 @@ def _maybe_harmony_analysis(text: str, at: int) -> bool:
 
 def builder_for(definitions: list[dict[str, Any]] | None) -> Builder:
     if definitions is None:
-        from ..tools.definitions import TOOL_DEFINITIONS
-
         definitions = TOOL_DEFINITIONS
     return Builder(definitions)
 

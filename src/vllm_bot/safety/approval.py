@@ -12,6 +12,7 @@ from ..config import ApprovalMode
 from ..prompts import message
 from .boundary import Rule
 from .grants import Grants, GrantScope
+from .policy import changes_files, command_line, decide, grant_scope
 
 
 @dataclass
@@ -49,9 +50,6 @@ class ApprovalGate:
         self.grants = Grants()
 
     def __call__(self, call: ToolCall) -> ToolResult | None:
-        # the policy's shell analysis is imported with the first call judged, not at start-up
-        from .policy import changes_files, command_line, decide, grant_scope
-
         line = command_line(call)  # split once: for the policy, an "always" answer and the checkpoint
         rule = self._rule(call)
         verdict = decide(

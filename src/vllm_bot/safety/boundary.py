@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Literal
 
 from ..config import Config, SandboxConfig
+from ..config.layers import user_config_dir
+from ..config.statedir import STATE_DIR_NAME, user_state_dir
 from ..prompts import message
-from ..statedir import STATE_DIR_NAME
 
 # Toolchains a build needs, relative to $HOME: shown read-only to commands (extend with
 # sandbox.visible_paths). Never a whole tool's folder where it also keeps credentials (`.cargo`
@@ -194,9 +195,6 @@ def for_workspace(
     read_only: bool = False,
 ) -> Boundary:
     """The boundary from its parts (tests and the tool executor build one without a whole config)."""
-    from ..config.layers import user_config_dir
-    from ..statedir import user_state_dir
-
     env = os.environ if env is None else env
     sandbox = sandbox or SandboxConfig()
     ws = _real(workspace)
@@ -207,7 +205,7 @@ def for_workspace(
     hidden = [_expand(e, ws, home) for e in sandbox.hidden_paths]
     hidden += [_real(p) for p in extra_hidden]
     hidden += [_real(user_config_dir(env)), _real(user_state_dir(create=False, env=env)), *eval_data()]
-    from .sandbox.paths import git_dirs
+    from .sandbox.paths import git_dirs  # an import cycle: the sandbox builds on the boundary
 
     guarded = [ws / STATE_DIR_NAME, ws / ".git", *git_dirs(ws)]
     return Boundary(

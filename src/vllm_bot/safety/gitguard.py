@@ -34,7 +34,7 @@ from pathlib import PurePath, PurePosixPath
 from vllm_bot.safety.gitfind import judge_find_expression, names_git
 from vllm_bot.safety.shellsplit import Word
 from vllm_bot.safety.shellwalk import Command, ShellLine, as_line, parse_line
-from vllm_bot.safety.wrappers import SHELLS, command_start, program_name, shell_script, words
+from vllm_bot.safety.wrappers import SHELLS, command_start, program_of, shell_script, words
 
 REMOVERS = frozenset(words("rm rmdir unlink shred trash trash-put mv"))
 _FIND_GLOBAL = {"-H", "-L", "-P"}
@@ -87,13 +87,6 @@ def _refusal(what: str, does: str = "remove or move") -> str:
     )
 
 
-def _doubt(what: str) -> str:
-    return (
-        f"{what}, so it may remove the workspace's .git (the repository); that needs the user's approval "
-        "whatever the approval mode"
-    )
-
-
 @dataclass
 class _Guard:
     """Follows the commands of one line: where `cd` may have gone, what variables hold, what feeds
@@ -113,7 +106,10 @@ class _Guard:
         self.dirs = [self.root]
 
     def doubt(self, what: str) -> None:
-        self.doubts.append(_doubt(what))
+        self.doubts.append(
+            f"{what}, so it may remove the workspace's .git (the repository); that needs the user's "
+            "approval whatever the approval mode"
+        )
 
     def scan(self, line: ShellLine) -> None:
         """What the whole line sets up: variables, dot-globbing, aliases."""
@@ -143,12 +139,12 @@ class _Guard:
         if words_[0].dynamic:
             self._dynamic_program(words_)
             return None
-        name = program_name(words_[0].text)
+        name = program_of(words_[0].text)
         args = words_[1:]
         if name in ("cd", "pushd", "popd"):
             self._change_dir(args if name != "popd" else (Word("-", True),))
         elif name in REMOVERS:
-            if any(program_name(t) == "xargs" for t in command.wrappers):
+            if any(program_of(t) == "xargs" for t in command.wrappers):
                 self.xargs_removes = f"xargs {name}"
             if self._removes_git(_operands(name, args), shown):
                 return _refusal(shown)
@@ -337,8 +333,8 @@ def _runs_remover(command: list[str]) -> bool | None:
         found = parse_line(script).commands
         if any(c.opaque or c.words[0].dynamic for c in found):
             return None
-        return any(program_name(c.words[0].text) in REMOVERS for c in found)
-    return program_name(command[start]) in REMOVERS
+        return any(program_of(c.words[0].text) in REMOVERS for c in found)
+    return program_of(command[start]) in REMOVERS
 
 
 def _resolve(directory: PurePosixPath, text: str) -> tuple[str, ...]:

@@ -1,8 +1,4 @@
-"""What the user allowed "always for this session": the grants themselves and what one answer covers.
-
-Kept apart from policy.py, whose shell analysis is compiled on import, so that building the approval
-gate at start-up does not import the policy before a call is judged.
-"""
+"""What the user allowed "always for this session": the grants themselves and what one answer covers."""
 
 from __future__ import annotations
 

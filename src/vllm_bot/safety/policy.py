@@ -27,10 +27,15 @@ from vllm_bot.prompts import message
 from vllm_bot.safety.boundary import Rule
 from vllm_bot.safety.gitguard import git_removal_risk
 from vllm_bot.safety.grants import Grants, GrantScope
-from vllm_bot.safety.readonly import is_read_only_command, judge_line, judge_part, judge_redirect
+from vllm_bot.safety.readonly import (
+    is_read_only_command,
+    why_line_not_read_only,
+    why_part_not_read_only,
+    why_redirect_not_read_only,
+)
 from vllm_bot.safety.shellsplit import SimpleCommand
 from vllm_bot.safety.shellwalk import ShellLine, as_line, parse_line
-from vllm_bot.safety.wrappers import OPEN_ENDED, program_name, words
+from vllm_bot.safety.wrappers import OPEN_ENDED, program_of, words
 
 __all__ = [
     "TOOL_KINDS",
@@ -132,7 +137,7 @@ def changes_files(call: ToolCall, line: ShellLine | None = None) -> bool:
     if kind != "exec":
         return kind != "read"
     line = line or command_line(call)
-    return line is None or judge_line(line) is not None
+    return line is None or why_line_not_read_only(line) is not None
 
 
 def _decide_edit(call: ToolCall, mode: ApprovalMode, grants: Grants, rule: Rule | None) -> Verdict:
@@ -163,7 +168,7 @@ def _decide_plan(line: ShellLine, sandboxed: bool, workspace: str | PurePath | N
         return Verdict("deny", danger)
     if sandboxed:
         return Verdict("allow", "plan mode: the workspace is read-only in the sandbox")
-    not_read_only = judge_line(line)
+    not_read_only = why_line_not_read_only(line)
     if not_read_only is None:
         return Verdict("allow", "plan mode: a read-only command")
     return Verdict("deny", message("plan_mode_no_sandbox", reason=not_read_only))
@@ -214,7 +219,7 @@ def _decide_exec(
         return Verdict("allow", "every part is allowed for this session")
     if careful:
         return Verdict("ask", "ask mode confirms every command")
-    not_read_only = judge_line(line)
+    not_read_only = why_line_not_read_only(line)
     if not_read_only is None:
         return Verdict("allow", "a read-only command")
     return Verdict("ask", not_read_only)
@@ -225,7 +230,9 @@ def _covered_by_prefixes(line: ShellLine, prefixes: set[str], *, read_only_free:
     if line.parts is None:
         return False
     free = read_only_free
-    return all((free and judge_part(part) is None) or _granted(part, prefixes) for part in line.parts)
+    return all(
+        (free and why_part_not_read_only(part) is None) or _granted(part, prefixes) for part in line.parts
+    )
 
 
 def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
@@ -238,7 +245,7 @@ def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
 def _grantable_prefix(part: SimpleCommand) -> str | None:
     """The part's `command_prefix`, or None when a grant must not cover the part: it sets variables
     for the command or redirects into a file (an "always" answer covers neither)."""
-    if part.assignments or any(judge_redirect(r) for r in part.redirects):
+    if part.assignments or any(why_redirect_not_read_only(r) for r in part.redirects):
         return None
     return command_prefix(part)
 
@@ -251,7 +258,7 @@ def command_prefix(part: SimpleCommand) -> str | None:
     if not words or any(w.dynamic for w in words[:3]):
         return None
     first = words[0].text
-    name = program_name(first)
+    name = program_of(first)
     if name in OPEN_ENDED:
         return None
     if name.startswith("python"):
@@ -302,7 +309,7 @@ def _prefixes_to_grant(line: ShellLine, *, read_only_too: bool) -> set[str] | No
         return None
     prefixes = set()
     for part in line.parts:
-        if not read_only_too and judge_part(part) is None:
+        if not read_only_too and why_part_not_read_only(part) is None:
             continue
         prefix = _grantable_prefix(part)
         if prefix is None:
@@ -315,7 +322,7 @@ def destructive_reason(command: str | ShellLine) -> str | None:
     """Why the line must never run (wipes the system, the home directory or a disk); None otherwise."""
     for found in as_line(command).commands:
         words = [w.text for w in found.words]
-        name = program_name(words[0])
+        name = program_of(words[0])
         if name.startswith("mkfs") or (name == "dd" and any(_is_disk(w) for w in words)):
             return f"`{name}` would overwrite a disk"
         recursive_delete = name == "find" and "-delete" in words

@@ -45,10 +45,10 @@ def is_read_only_command(command: str) -> bool:
 
 def why_not_read_only(command: str) -> str | None:
     """None for a read-only line; otherwise a short reason (for the approval prompt and logs)."""
-    return judge_line(parse_line(command))
+    return why_line_not_read_only(parse_line(command))
 
 
-def judge_line(line: ShellLine) -> str | None:
+def why_line_not_read_only(line: ShellLine) -> str | None:
     """`why_not_read_only` for a line already split."""
     text = line.text
     if not text.strip():
@@ -61,15 +61,15 @@ def judge_line(line: ShellLine) -> str | None:
     if line.parts is None:
         return f"the command cannot be judged ({line.error})"
     for part in line.parts:
-        reason = judge_part(part)
+        reason = why_part_not_read_only(part)
         if reason:
             return reason
     return git_repository_reason(line.parts)
 
 
-def judge_part(part: SimpleCommand) -> str | None:
+def why_part_not_read_only(part: SimpleCommand) -> str | None:
     for redirect in part.redirects:
-        reason = judge_redirect(redirect)
+        reason = why_redirect_not_read_only(redirect)
         if reason:
             return reason
     if part.assignments and not part.words:
@@ -88,7 +88,7 @@ def judge_part(part: SimpleCommand) -> str | None:
     return rule(first.text, part.words[1:])
 
 
-def judge_redirect(redirect: Redirect) -> str | None:
+def why_redirect_not_read_only(redirect: Redirect) -> str | None:
     target = redirect.target
     if redirect.op in ("<&", ">&"):
         if not target.dynamic and _FD.fullmatch(target.text):

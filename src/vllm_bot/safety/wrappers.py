@@ -59,7 +59,7 @@ _DURATION = re.compile(r"\d+(\.\d+)?[smhd]?")
 _SHELL_FLAG = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")
 
 
-def program_name(word: str) -> str:
+def program_of(word: str) -> str:
     """The program a command word names: `/usr/bin/env` -> `env`."""
     return PurePosixPath(word).name if "/" in word else word
 
@@ -67,8 +67,8 @@ def program_name(word: str) -> str:
 def command_start(words: list[str]) -> int:
     """Index of the real command behind wrappers (`sudo -u x`, `env X=1`, `timeout 5s`, `nice -n 5`)."""
     i = 0
-    while i < len(words) and program_name(words[i]) in WRAPPERS:
-        wrapper = program_name(words[i])
+    while i < len(words) and program_of(words[i]) in WRAPPERS:
+        wrapper = program_of(words[i])
         i += 1
         while i < len(words):
             word = words[i]
@@ -87,14 +87,14 @@ def shell_script(words: list[str]) -> str | None:
     index = script_index(words)
     if index is None:
         return None
-    return " ".join(words[1:]) if program_name(words[0]) == "eval" else words[index]
+    return " ".join(words[1:]) if program_of(words[0]) == "eval" else words[index]
 
 
 def script_index(words: list[str]) -> int | None:
     """Where the script of `shell_script` starts in `words` (for `eval`, every word from 1 on)."""
     if not words:
         return None
-    name = program_name(words[0])
+    name = program_of(words[0])
     if name == "eval":
         return 1 if len(words) > 1 else None
     flags = _COMMAND_OPTIONS.get(name)
@@ -106,7 +106,7 @@ def script_index(words: list[str]) -> int | None:
 
 def split_env_string(words: list[str]) -> list[str]:
     """`env -S 'rm -rf x' y` runs `rm -rf x y`: the split string becomes words of their own."""
-    if not words or program_name(words[0]) != "env":
+    if not words or program_of(words[0]) != "env":
         return words
     for i, word in enumerate(words[1:], start=1):
         for flag in ("--split-string=", "--split-string", "-S"):

@@ -31,6 +31,7 @@ import contextlib
 import json
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -280,8 +281,6 @@ class _QuietServer(ThreadingHTTPServer):
     request_queue_size = 256  # a batch of many agents connects at once (socketserver's default is 5)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError, ssl.SSLError)):
             super().handle_error(request, client_address)
 

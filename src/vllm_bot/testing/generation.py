@@ -22,7 +22,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .script import TOKEN_RE, Call, ChunkWriter, Reply, count_tokens, fold_chunks, pieces, tool_call_chunks
+from .script import (
+    TOKEN_RE,
+    Call,
+    ChunkWriter,
+    Reply,
+    count_tokens,
+    fold_chunks,
+    pieces,
+    render_text_calls,
+    tool_call_chunks,
+)
 
 STREAM_ONLY_QUIRKS = {"drop_fragment"}  # streaming bugs: the non-streamed reply stays intact
 
@@ -77,8 +87,6 @@ def generate(
     budget: int | None,
 ) -> Generated:
     """Apply the server's parsers and `budget` (completion tokens; None: no limit) to `reply`."""
-    from .script import render_text_calls
-
     content, reasoning = reply.content, reply.reasoning
     if reply.calls and not native:
         content = (content + "\n" if content else "") + render_text_calls(reply.calls, text_format)

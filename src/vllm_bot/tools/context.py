@@ -42,15 +42,15 @@ class ToolContext:
 
 def ok(text: str) -> ToolResult:
     """A successful text result; the executor fills in the call id and tool name."""
-    return ToolResult("", "", "text", safe_text(text))
+    return ToolResult("", "", "text", repair_surrogates(text))
 
 
 def fail(text: str) -> ToolResult:
     """An error result for the model (also used for a non-zero exit, which still shows output)."""
-    return ToolResult("", "", "error", safe_text(text))
+    return ToolResult("", "", "error", repair_surrogates(text))
 
 
-def safe_text(text: str) -> str:
+def repair_surrogates(text: str) -> str:
     """Text that encodes as UTF-8: bytes kept by surrogateescape become U+FFFD for display."""
     try:
         text.encode("utf-8")

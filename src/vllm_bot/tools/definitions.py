@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .shapes import typed_signature
+
 
 def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {
@@ -120,8 +122,6 @@ def signature(definition: dict[str, Any], *, typed: bool = True) -> str:
     """`read(path: string, offset?: integer)`: the compact form used in the text-mode prompt and help,
     with types, enums and nested shapes (shapes.py); `typed=False`: `read(path, offset?)`."""
     if typed:
-        from .shapes import typed_signature
-
         return typed_signature(definition)
     fn = definition["function"]
     params = fn.get("parameters") or {}

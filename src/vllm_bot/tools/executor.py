@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..calls import CheckedCall, ToolCall, ToolResult, error_result
 from ..config import ToolsConfig
+from ..config.statedir import STATE_DIR_NAME
 from ..prompts import message
 from ..safety.boundary import Boundary, for_workspace
-from ..statedir import STATE_DIR_NAME
 from .context import ToolContext
 from .definitions import TOOL_DEFINITIONS, find_definition, tool_names
 from .errors import ToolError, describe_os_error

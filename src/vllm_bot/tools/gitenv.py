@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..statedir import is_stand_in
+from ..config.statedir import is_stand_in
 
 
 def git_discovery_env(workspace: Path) -> dict[str, str]:

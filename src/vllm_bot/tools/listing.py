@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..statedir import STATE_DIR_NAME
+from ..config.statedir import STATE_DIR_NAME
 from .context import human_size
 
 LIST_MAX_ENTRIES = 500

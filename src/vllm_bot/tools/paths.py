@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..config.trust import record_agent_write
 from ..safety.boundary import Boundary, Rule
 from .errors import ToolError
 
@@ -69,8 +70,6 @@ class Confinement:
         so the trust question can say the agent wrote it."""
         rule = self.boundary.judge(real, write=True)
         if rule is not None and rule.name == "agent-config":
-            from ..config.trust import record_agent_write
-
             record_agent_write(self.boundary.workspace, real, data)
 
     def check_fd(self, fd: int, raw: str, *, write: bool) -> None:

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..calls import ToolResult
+from ..config.statedir import STATE_DIR_NAME, workspace_state_dir
 from ..prompts import message
-from ..statedir import STATE_DIR_NAME, workspace_state_dir
 from .capture import OutputCapture
 from .context import ToolContext, ToolError, fail, ok, plural
 from .gitenv import git_discovery_env

@@ -8,7 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..safety.boundary import Boundary
+from ..safety.boundary import Boundary, build
+from ..safety.sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
+from ..safety.sandbox.limits import CommandLimits
+from ..safety.sandbox.tripwire import Tripwire
+from . import ToolError, ToolExecutor
 
 
 @dataclass
@@ -39,14 +43,7 @@ def build_toolbox(
 ) -> Toolbox:
     """The tools of a session inside `boundary` (the one policy the sandbox and the file tools share;
     by default the session's, from `config`)."""
-    from ..safety.sandbox import Sandbox, SandboxUnavailable, probe, safe_environment
-    from ..safety.sandbox.limits import CommandLimits
-    from ..safety.sandbox.tripwire import Tripwire
-    from . import ToolError, ToolExecutor
-
     if boundary is None:
-        from ..safety.boundary import build
-
         boundary = build(workspace, config, state_dirs=[state_dir])
     status = probe(config.sandbox)
     box = config.sandbox

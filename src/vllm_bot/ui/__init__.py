@@ -13,6 +13,7 @@ from typing import Any
 
 from ..config import UiConfig
 from ..events import Event
+from .plain import PlainUI
 
 
 def fanout(consumers: Sequence[Callable[[Event], None]]) -> Callable[[Event], None]:
@@ -34,8 +35,6 @@ def is_terminal(needs_input: bool = True) -> bool:
 
 def front_end(config: UiConfig, *, headless: bool, needs_input: bool = True) -> Any:
     """The rich terminal UI when there is a terminal, else the plain one (headless: progress only)."""
-    from .plain import PlainUI
-
     if headless:
         return PlainUI(stream_text=False)
     if is_terminal(needs_input):

@@ -25,9 +25,11 @@ from ..events import (
 )
 from ..safety.approval import Answer
 from ..safety.grants import GrantScope
+from .approval_prompt import QUESTION, approval_view, parse_answer
 from .banner import BannerInfo
 from .display import call_title, clip, safe_text
-from .plan_prompt import task_count, task_lines
+from .plan_prompt import QUESTION as PLAN_QUESTION
+from .plan_prompt import plan_choice, task_count, task_lines
 from .recap import RecapPart, plain_lines
 from .status import StatusLine
 
@@ -142,12 +144,9 @@ class PlainUI:
 
     def choose_plan(self, plan: str) -> PlanChoice:
         """The plan, then the question as a typed line (plan mode)."""
-        from .approval_prompt import parse_answer
-        from .plan_prompt import QUESTION, plan_choice
-
         self._err("Plan:\n" + safe_text(plan))
         while True:
-            self.err.write(QUESTION)
+            self.err.write(PLAN_QUESTION)
             self.err.flush()
             try:
                 answer = parse_answer(input())
@@ -159,8 +158,6 @@ class PlainUI:
     def confirm(
         self, call: ToolCall, preview: str | None, reason: str, scope: GrantScope | None = None
     ) -> Answer:
-        from .approval_prompt import QUESTION, approval_view, parse_answer  # only when a call is asked about
-
         view = approval_view(call, preview, reason, scope)
         lines = [view.title, f"  ({view.reason})"]
         lines += [f"  $ {view.command}"] if view.command is not None else []

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from vllm_bot.config import SandboxConfig
+from vllm_bot.config.statedir import is_stand_in, workspace_state_dir
 from vllm_bot.safety.boundary import Boundary, for_workspace
 from vllm_bot.safety.sandbox import kernelfs, seccomp
 from vllm_bot.safety.sandbox.limits import SECCOMP_FD, Launch, launcher, resolve
@@ -33,7 +34,6 @@ from vllm_bot.safety.sandbox.paths import (
     protected_paths,
 )
 from vllm_bot.safety.sandbox.status import SandboxStatus, unavailable_message
-from vllm_bot.statedir import is_stand_in, workspace_state_dir
 
 
 class SandboxUnavailable(RuntimeError):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import cgroup
+from vllm_bot.safety.sandbox.hits import explain
 
 MB = 1 << 20
 CPU_GRACE = 5  # seconds between SIGXCPU and SIGKILL
@@ -173,9 +174,6 @@ class CommandLimits:
             self.pending.append(self.current)
             self.current = None
         self.sweep()
-        # the messages' patterns are compiled with the first command's end, not at start-up
-        from vllm_bot.safety.sandbox.hits import explain
-
         return explain(self.limits, returncode, output, counts, git_writable=self.git_writable)
 
     def sweep(self) -> None:

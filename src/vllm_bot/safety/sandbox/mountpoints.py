@@ -22,7 +22,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from vllm_bot.statedir import is_stand_in, workspace_state_dir
+from vllm_bot.config.statedir import is_stand_in, workspace_state_dir
 
 MOUNT_NOTES = "mount-points"  # in the workspace's state dir: one file per session, `<pid>-<token>`
 Identity = tuple[int, int]  # (device, inode)

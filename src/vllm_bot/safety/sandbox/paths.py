@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from vllm_bot.statedir import STATE_DIR_NAME, is_stand_in
+from vllm_bot.config.statedir import STATE_DIR_NAME, is_stand_in
 
 # Not searched for nested repositories: dependency trees that are big and never the user's own repos.
 SCAN_SKIP = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})

@@ -7,14 +7,13 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from ...doctor import Debug, run_checks
+from ...doctor.sandbox_check import sandbox_check
 from .registry import command
 
 
 @command("doctor", "Check the server: tool calls, parsers, reasoning, usage; suggest vllm serve flags")
 def _doctor(session: Any, arg: str) -> None:
-    from ...doctor import Debug, run_checks
-    from ...doctor.sandbox_check import sandbox_check
-
     config = dataclasses.replace(
         session.config, vllm=dataclasses.replace(session.config.vllm, model=session.client.model)
     )

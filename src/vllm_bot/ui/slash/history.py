@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from ...history.ops import ask_yes_no, diff_text, session_rows, undo_last
+from ...history.sessions import SessionNotFound, list_sessions
 from ..recap import recap
 from .registry import command
 
@@ -45,8 +46,6 @@ def _diff(session: Any, arg: str) -> None:
 
 @command("resume", "List saved sessions, or continue one by number or id", "[N|ID]")
 def _resume(session: Any, arg: str) -> None:
-    from ...history.sessions import SessionNotFound, list_sessions
-
     history = session.history
     saved = list_sessions(history.state_dir)
     choice = arg.strip()
@@ -55,7 +54,10 @@ def _resume(session: Any, arg: str) -> None:
             session.say(f"{'' if i == 0 else str(i) + '.':>4} {line}")
         if not saved:
             return
-        choice = _pick(session)
+        try:
+            choice = input("Resume which? (number or id, empty to cancel) ").strip()
+        except EOFError:
+            return
         if not choice:
             return
     wanted = saved[int(choice) - 1].id if choice.isdigit() and 0 < int(choice) <= len(saved) else choice
@@ -65,10 +67,3 @@ def _resume(session: Any, arg: str) -> None:
         session.say(str(e))
         return
     session.front.recap(recap(session.agent.conversation.entries))
-
-
-def _pick(session: Any) -> str:
-    try:
-        return input("Resume which? (number or id, empty to cancel) ").strip()
-    except EOFError:
-        return ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...config.instructions import FILE_NAME
 from ...config.layers import config_rows
-from ...instructions import FILE_NAME
 from ...prompts import load_template, render
 from ..display import columns
 from .registry import StartTask, command

@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .agent.delegation import Delegation, Made
-from .agent.planning import PlanPresenter, message
-from .agent.tasklist import TaskList
-from .conversation import task_list
-from .events import Emit, ModeChanged, PlanUpdated
-from .tools.definitions import DELEGATE, PRESENT_PLAN, UPDATE_PLAN
+from ..conversation import task_list
+from ..events import Emit, ModeChanged, PlanUpdated
+from ..tools.definitions import DELEGATE, PRESENT_PLAN, UPDATE_PLAN
+from .delegation import Delegation, Made
+from .planning import PlanPresenter, message
+from .tasklist import TaskList
 
 MODES = ("ask", "auto-edit", "full-auto", "plan")  # Shift-Tab's order, as Claude Code users expect
 

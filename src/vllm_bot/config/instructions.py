@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config.layers import user_config_dir
+from .layers import user_config_dir
 from .statedir import is_stand_in
 
 FILE_NAME = "AGENTS.md"
