@@ -146,6 +146,13 @@ class Scan:
             return Scanned(self.end, False)  # stopped by the budget: as if it never closed
         return scanned
 
+    def value(self, raw: str) -> Any:
+        """A parameter's value: its JSON when it is JSON, else the text as it stands."""
+        try:
+            return self.decode(raw)
+        except ValueError:
+            return raw
+
     def decode(self, body: str) -> Any:
         """`loads_lenient` with json-repair (slow) rationed per scan: a reply full of broken
         JSON gets error calls instead of seconds of repair work."""

@@ -241,7 +241,7 @@ def kimi_k3(scan: Scan, pos: int) -> Found | None:
             value_end = scan.end if stop < 0 else stop
             attrs, raw = _attrs(arg.group(1)), text[arg.end() : value_end]
             string = attrs.get("type", "string") == "string"
-            args[attrs.get("key", "")] = raw if string else _k3_json(scan, raw)
+            args[attrs.get("key", "")] = raw if string else scan.value(raw)
             i = value_end + (len(_K3_ARG_END) if stop >= 0 else 0)
         close = _K3_CALL_END.match(text, i, scan.end)
         i = close.end() if close else i
@@ -253,10 +253,3 @@ def kimi_k3(scan: Scan, pos: int) -> Found | None:
         problem = 'expected <|open|>call tool="NAME"'
         return scan.error_span(pos, max(i, scan.line_end(pos)), "kimi_k3", problem)
     return scan.span(pos, i, "kimi_k3", calls)
-
-
-def _k3_json(scan: Scan, raw: str) -> object:
-    try:
-        return scan.decode(raw)
-    except ValueError:
-        return raw

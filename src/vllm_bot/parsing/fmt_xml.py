@@ -119,7 +119,7 @@ def xml_calls(scan: Scan, pos: int, at: int, shape: Shape, source: str, close: s
             value = _one_newline(raw) if shape.layout_newlines else raw
             if shape.trim and "\n" not in raw.strip():
                 value = raw.strip()
-            values[parameter.group(1).strip("\"'")] = _dsml_value(scan, raw) if flag == "false" else value
+            values[parameter.group(1).strip("\"'")] = scan.value(raw) if flag == "false" else value
             i = bounds[1]
         after = scan.skip_space(i)
         if text.startswith(shape.call_close, after):
@@ -291,10 +291,3 @@ def invoke_wrapper(scan: Scan, pos: int) -> Found | None:
 def invokes(scan: Scan, pos: int, at: int, prefix: str, source: str, close: str) -> Found:
     """One or more `<invoke name=…>` blocks (tag names may carry a prefix such as `｜DSML｜`)."""
     return xml_calls(scan, pos, at, _SHAPES[prefix], source, close)
-
-
-def _dsml_value(scan: Scan, raw: str) -> object:
-    try:
-        return scan.decode(raw)
-    except ValueError:
-        return raw
