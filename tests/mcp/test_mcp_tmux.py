@@ -34,7 +34,7 @@ def test_progress_shows_live_and_one_ctrl_c_stops_an_mcp_call(tmp_path):
             term.type("work")
             term.keys("Enter")
             term.wait_for("progress 2/4 (50%): step 2")  # drawn live, before the call ends
-            term.wait_for("Worked through it.")
+            term.prompt(after="Worked through it.")
             term.type("wait")
             term.keys("Enter")
             term.wait_for("Ctrl-C stops it)", after="> wait")
