@@ -48,17 +48,24 @@ def test_a_third_identical_read_is_clipped_with_the_loop_guards_note_after_it(se
     assert len(usage) == 4 and all(p < WINDOW for p in usage)
 
 
-# 3k, not 2k: the tiny model's tokenizer counts ~2,000 tokens for the agent's own prompt with its six
-# default tools, so a 2k window is refused before any task (a clear error, tested in tests/model/test_context_e2e.py).
-@pytest.mark.parametrize("window", [None, 3072], ids=["the server's window", "a 3k window"])
-def test_continue_resumes_a_session_whose_newest_turn_holds_a_big_read(server_a, tmp_path, window):
+# The issue's 2k window with the four core tools: the tiny model's tokenizer counts ~2,000 tokens for
+# the agent's own prompt with the six default tools (update_plan and delegate too), so a 2k window
+# with those is refused before any task (a clear error, tests/model/test_context_e2e.py); 3k fits them.
+CORE_TOOLS = {"agent": {"task_list": False}, "delegate": {"enabled": False}}
+WINDOWS = [(None, {}), (2048, CORE_TOOLS), (3072, {})]
+
+
+@pytest.mark.parametrize(
+    "window, sections", WINDOWS, ids=["the server's window", "a 2k window, core tools", "a 3k window"]
+)
+def test_continue_resumes_a_session_whose_newest_turn_holds_a_big_read(server_a, tmp_path, window, sections):
     """Item 2: sessions keep results whole (23 KB here); before, `--continue` said "Compacted ~N -> ~N
     tokens (nothing to do)" and exited 3 before any request."""
     ws = workspace(tmp_path, 23_000)
-    first = run_agent(ws, server_a, "Read notes.txt.", forced(READ), "--max-iterations", "1")
+    first = run_agent(ws, server_a, "Read notes.txt.", forced(READ), "--max-iterations", "1", **sections)
     assert first.code == 3 and first.result["exit_reason"] == "max_iterations", first.describe()
     vllm = {"context_window": window} if window else {}
-    resumed = run_agent(ws, server_a, "Carry on.", forced("Done."), "--continue", vllm=vllm)
+    resumed = run_agent(ws, server_a, "Carry on.", forced("Done."), "--continue", vllm=vllm, **sections)
     assert resumed.code == 0 and resumed.result["answer"] == "Done.", resumed.describe()
 
 
