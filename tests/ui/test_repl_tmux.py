@@ -160,3 +160,25 @@ def test_approval_menu_takes_single_keys_and_no_carries_what_to_do_instead(termi
         term.keys("C-d")
         assert term.exit_code() == 0
         server.assert_done()
+
+
+def test_a_message_typed_before_the_prompt_is_back_is_sent_as_typed(terminal):
+    """Typed the moment an answer ends (before the prompt is drawn again), a message and its Enter
+    reach the prompt as typed: before, the terminal was back in cooked mode there, so the keys were
+    echoed under the answer and Enter arrived as Ctrl-J, a new line. (Keys typed before the program
+    has started at all were converted by the terminal already: that Enter is still a new line.)"""
+    turns = [("first", "One."), ("second", "Two."), ("third", "Three.")]
+    with FakeVLLM([Reply(content=answer, expect=last_user(message)) for message, answer in turns]) as server:
+        term, _ = terminal(server)
+        for message, answer in turns:
+            term.type(message)
+            term.keys("Enter")
+            term.wait_for(answer)
+        screen = term.wait_for("\n>", after="Three.")
+        assert len(server.requests) == 3, screen
+        for message in ("first", "second", "third"):
+            assert f"> {message}" in screen and f"\n{message}\n" not in screen, screen
+        term.type("/exit")
+        term.keys("Enter")
+        assert term.exit_code() == 0
+    server.assert_done()

@@ -122,3 +122,35 @@ def test_read_key_ctrl_d_is_end_of_input(tty_pair):
     os.write(parent, b"\x04")
     with pytest.raises(EOFError):
         read_key(child, flush=False)
+
+
+def test_between_tasks_enter_stays_enter_and_the_session_gives_the_terminal_back():
+    """After a task the terminal waits for the prompt without echo and with Enter kept as \\r (typed in
+    that moment, a message and its Enter reach the prompt as typed); /resume's and /undo's questions
+    read their line with echo and Enter as a newline; the session's end restores the mode it found."""
+    import termios
+
+    from vllm_bot.ui.typeahead import TypeAhead, keeping_terminal, typed_line
+
+    parent, child = pty.openpty()
+    try:
+        original = termios.tcgetattr(child)
+        assert original[0] & termios.ICRNL and original[3] & termios.ECHO  # a fresh pty: cooked
+        with keeping_terminal(child):
+            typing = TypeAhead(child, threading.RLock(), lambda: None, lambda: None)
+            with typing.reading():
+                pass  # a task
+            between = termios.tcgetattr(child)
+            assert not between[0] & termios.ICRNL and not between[3] & termios.ECHO
+            assert between[3] & termios.ICANON and between[3] & termios.ISIG  # line editing, Ctrl-C
+            with typed_line(child):
+                os.write(parent, b"3\r")
+                assert os.read(child, 100) == b"3\n"  # a line for input()
+            assert termios.tcgetattr(child) == between
+            os.write(parent, b"next task\r")  # typed before the prompt is back
+            tty.setraw(child, termios.TCSANOW)  # the prompt takes the terminal (as prompt_toolkit does)
+            assert os.read(child, 100) == b"next task\r"  # Enter, not Ctrl-J
+        assert termios.tcgetattr(child) == original
+    finally:
+        os.close(parent)
+        os.close(child)

@@ -9,6 +9,7 @@ are sent after it (typeahead.py). Without a terminal, lines are read from stdin 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -29,6 +30,7 @@ from .plan_prompt import task_lines
 from .recap import come_back_hint, recap
 from .slash.core import ExitSession
 from .slash.registry import SlashCommand, StartTask, UnknownCommand, dispatch, load_all
+from .typeahead import keeping_terminal
 
 PROMPT = "> "
 PLAN_TOOLBAR = " plan mode: nothing changes until you approve a plan (Shift-Tab: next mode)"
@@ -359,6 +361,7 @@ def run_repl(session: Any, reader_factory: Callable[[Any], Any] | None = None) -
     else:
         reader = LineReader()
     try:
-        return Repl(session, reader).run()
+        with keeping_terminal(sys.stdin.fileno()) if is_terminal() else contextlib.nullcontext():
+            return Repl(session, reader).run()
     finally:
         session.close()

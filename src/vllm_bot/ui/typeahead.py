@@ -13,6 +13,7 @@ import contextlib
 import os
 import select
 import signal
+import sys
 import termios
 import threading
 from collections.abc import Callable, Iterator
@@ -26,6 +27,59 @@ def interrupt_main() -> None:
     """What Ctrl-C does, from another thread: SIGINT to the main thread, whose handler stops the task
     (a blocking read there is interrupted, as a process-wide signal would not reliably do)."""
     signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+
+def between_tasks(mode: list) -> list:
+    """The terminal from a task's end until the prompt takes it: line editing and signals as before,
+    but no echo and Enter kept as Enter. A message typed in that moment reaches the prompt as typed
+    and is sent; in the plain cooked mode it was echoed under the answer and its Enter arrived as
+    Ctrl-J (a new line). `keeping_terminal` gives the terminal back as it was when the session ends."""
+    mode = [*mode[:6], list(mode[6])]
+    mode[0] &= ~termios.ICRNL
+    mode[3] &= ~termios.ECHO
+    return mode
+
+
+@contextlib.contextmanager
+def typed_line(fd: int | None = None) -> Iterator[None]:
+    """For a line read with input() between tasks (/resume's question): echo on and Enter a newline,
+    as the terminal was before the session; then as between tasks again."""
+    try:
+        fd = sys.stdin.fileno() if fd is None else fd
+        mode = termios.tcgetattr(fd)
+    except (termios.error, ValueError, OSError):  # not a terminal
+        yield
+        return
+    cooked = [*mode[:6], list(mode[6])]
+    cooked[0] |= termios.ICRNL
+    cooked[3] |= termios.ECHO
+    termios.tcsetattr(fd, termios.TCSANOW, cooked)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
+
+
+def read_line(question: str) -> str:
+    """input(), in the terminal's mode for it (typed_line)."""
+    with typed_line():
+        return input(question)
+
+
+@contextlib.contextmanager
+def keeping_terminal(fd: int) -> Iterator[None]:
+    """For the session: the terminal as between tasks (`between_tasks`: keys typed while the session
+    starts reach the first prompt too); its mode as before, restored when the session ends."""
+    try:
+        original = termios.tcgetattr(fd)
+    except termios.error:  # not a terminal
+        yield
+        return
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, between_tasks(original))
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, original)
 
 
 class TypeAhead:
@@ -108,9 +162,9 @@ class TypeAhead:
         thread.start()
         try:
             yield self
-        finally:  # the terminal first: an Esc's SIGINT still on its way must not leave it silent
+        finally:  # the terminal first: an Esc's SIGINT still on its way must not leave it in raw mode
             self._closing = True
-            termios.tcsetattr(self.fd, termios.TCSANOW, saved)
+            termios.tcsetattr(self.fd, termios.TCSANOW, between_tasks(saved))
             wake, self._wake = self._wake, None
             os.write(wake[1], b".")
             thread.join(timeout=2)

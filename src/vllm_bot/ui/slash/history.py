@@ -8,6 +8,7 @@ from typing import Any
 from ...history.ops import ask_yes_no, diff_text, session_rows, undo_last
 from ...history.sessions import SessionNotFound, list_sessions
 from ..recap import recap
+from ..typeahead import read_line
 from .registry import command
 
 
@@ -23,7 +24,7 @@ def _undo(session: Any, arg: str) -> None:
     store = _store(session)
     if store is None:
         return
-    outcome = undo_last(store, ask=lambda q: ask_yes_no(q, session.say, input))
+    outcome = undo_last(store, ask=lambda q: ask_yes_no(q, session.say, read_line))
     for line in outcome.lines:
         session.say(line)
     if outcome.note_for_model:
@@ -55,7 +56,7 @@ def _resume(session: Any, arg: str) -> None:
         if not saved:
             return
         try:
-            choice = input("Resume which? (number or id, empty to cancel) ").strip()
+            choice = read_line("Resume which? (number or id, empty to cancel) ").strip()
         except EOFError:
             return
         if not choice:
