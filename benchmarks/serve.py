@@ -26,7 +26,7 @@ from typing import Any
 
 import common  # noqa: F401  (puts src/ on sys.path)
 
-from vllm_bot.testing import fake_vllm
+from vllm_bot.testing import fake_vllm, wire
 from vllm_bot.testing.script import Call, Reply
 
 MINI_SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -69,7 +69,7 @@ class TimedServer(fake_vllm.FakeVLLM):
 
     def start(self) -> TimedServer:
         handler = type("Handler", (_TimedHandler,), {"fake": self})
-        self._httpd = fake_vllm._QuietServer(("127.0.0.1", 0), handler)
+        self._httpd = wire.QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         import threading
 
@@ -77,7 +77,7 @@ class TimedServer(fake_vllm.FakeVLLM):
         return self
 
 
-class _TimedHandler(fake_vllm._Handler):
+class _TimedHandler(wire.Handler):
     fake: TimedServer
 
     def parse_request(self) -> bool:

@@ -23,8 +23,9 @@ from vllm_bot.events import Notice, TaskFinished
 from vllm_bot.model.client import ModelClient
 from vllm_bot.model.watchdog import DeadlineReached
 from vllm_bot.prompts import message
-from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
+from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
+from vllm_bot.testing.wire import error_body
 from vllm_bot.tools import ToolExecutor
 
 ROOT = Path(__file__).resolve().parents[2]

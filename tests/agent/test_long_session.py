@@ -88,7 +88,7 @@ def test_a_retried_turn_never_executes_a_call_twice(tmp_path):
 
 def test_unrecoverable_server_stops_with_a_clear_message_not_a_crash(tmp_path):
     from vllm_bot.errors import ModelServerError
-    from vllm_bot.testing.fake_vllm import error_body
+    from vllm_bot.testing.wire import error_body
 
     failing = [Reply(status=502, error=error_body("Bad Gateway", 502, "BadGatewayError"))] * 5
     with FakeVLLM(failing) as server:

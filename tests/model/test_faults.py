@@ -14,8 +14,9 @@ from vllm_bot.errors import ModelServerError
 from vllm_bot.events import Notice
 from vllm_bot.model.client import ModelClient
 from vllm_bot.model.retry import Retrier, RetryPolicy, TransientServerError
-from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
+from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
+from vllm_bot.testing.wire import error_body
 from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 

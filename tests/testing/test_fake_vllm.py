@@ -7,8 +7,9 @@ import urllib.request
 
 import pytest
 
-from vllm_bot.testing.fake_vllm import AUTO_MSG, REQUIRED_MSG, FakeVLLM
+from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
+from vllm_bot.testing.wire import AUTO_MSG, REQUIRED_MSG
 from vllm_bot.tools.definitions import TOOL_DEFINITIONS
 
 NAMED = {"type": "function", "function": {"name": "exec"}}

@@ -14,8 +14,9 @@ import pytest
 
 from vllm_bot.calls import Usage
 from vllm_bot.events import IterationStarted, UsageReported
-from vllm_bot.testing.fake_vllm import FakeVLLM, error_body
+from vllm_bot.testing.fake_vllm import FakeVLLM
 from vllm_bot.testing.script import Call, Reply
+from vllm_bot.testing.wire import error_body
 from vllm_bot.ui.json_out import STREAM_OUTPUT_LIMIT, ResultCollector
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,8 @@ from typing import Any
 from ..cliargs import FLAG_NAMES
 from ..mcp.claude import CLAUDE_KEY, MCP_JSON, McpJsonError, move_message, servers_from
 from ..printable import safe_text
-from .settings import ENV_KEYS, Config, ConfigError, apply_mapping, field_types, from_env, set_key, to_dict
+from .rules import ENV_KEYS, ConfigError, apply_mapping, field_types, from_env, set_key
+from .settings import Config, to_dict
 from .statedir import STATE_DIR_NAME
 from .trust import TrustPolicy, TrustRequest, split, trusted_by_env
 

@@ -9,23 +9,16 @@ Per-model quirks belong in config data (profiles), never in code branches on mod
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import json
-import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .rules import checked, ranged, tool_choice_problem, value_problem
+from .rules import ConfigError, checked, not_above, ranged, tool_choice_problem
 
 # plan: nothing in the workspace changes (read-only sandbox, file changes refused) until the model's
 # plan is approved (issue 37); cycled after the three others, as Claude Code's Shift-Tab does
 ApprovalMode = Literal["ask", "auto-edit", "full-auto", "plan"]
-
-
-class ConfigError(Exception):
-    """Bad configuration; the message names the key and where it came from. Exit code 2."""
 
 
 @dataclass
@@ -61,7 +54,7 @@ class AgentConfig:
 
     def check(self, key: str, source: str) -> None:
         """Cross-field rule the type checks cannot express."""
-        _not_above(self, "loop_warn_after", "loop_stop_after", key, source)
+        not_above(self, "loop_warn_after", "loop_stop_after", key, source)
 
 
 @dataclass
@@ -95,7 +88,7 @@ class ToolsConfig:
 
     def check(self, key: str, source: str) -> None:
         """Cross-field rule the type checks cannot express."""
-        _not_above(self, "exec_timeout", "exec_max_timeout", key, source)
+        not_above(self, "exec_timeout", "exec_max_timeout", key, source)
 
 
 @dataclass
@@ -235,17 +228,6 @@ class Config:
     provenance: Provenance = field(default_factory=Provenance, compare=False)
 
 
-ENV_KEYS = {
-    "VLLM_BASE_URL": "vllm.base_url",
-    "VLLM_API_KEY": "vllm.api_key",
-    "VLLM_MODEL": "vllm.model",
-    "DEBUG": "agent.debug",
-}
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
 def load_config(
     path: str | Path | None = None,
     env: typing.Mapping[str, str] | None = None,
@@ -260,152 +242,6 @@ def load_config(
     from .layers import load_layers  # an import cycle: layers.py builds on these types
 
     return load_layers(path, env, overrides, workspace, trust)
-
-
-_FIELD_TYPES: dict[type, dict[str, Any]] = {}
-
-
-def field_types(cls: type) -> dict[str, Any]:
-    """A dataclass's field types (read only): evaluated once per class, as get_type_hints evaluates
-    the text of every annotation each time (1.2 M instructions for ProfileConfig, once per profile)."""
-    hints = _FIELD_TYPES.get(cls)
-    if hints is None:
-        hints = _FIELD_TYPES[cls] = typing.get_type_hints(cls)
-    return hints
-
-
-def apply_mapping(obj: Any, data: dict[str, Any], source: str, prefix: str = "") -> None:
-    """Merge a nested mapping into dataclass `obj`, checking keys, types, each field's rule
-    (config_rules) and then the object's own cross-field `check(key, source)` if it has one."""
-    fields = {f.name: f for f in dataclasses.fields(obj) if f.compare}
-    hints = field_types(type(obj))
-    for key, value in data.items():
-        dotted = prefix + key
-        if key not in fields:
-            hint = difflib.get_close_matches(key, list(fields), n=1)
-            suggestion = f" (did you mean '{prefix}{hint[0]}'?)" if hint else ""
-            raise ConfigError(f"{source}: unknown key '{dotted}'{suggestion}")
-        current = getattr(obj, key)
-        if dataclasses.is_dataclass(current) and not isinstance(current, type):
-            if not isinstance(value, dict):
-                raise ConfigError(f"{source}: '{dotted}' must be an object, got {_describe(value)}")
-            apply_mapping(current, value, source, dotted + ".")
-        else:
-            value = coerce(value, hints[key], dotted, source)
-            if isinstance(current, dict):  # keyed by name: a later layer adds or replaces entries
-                value = {**current, **value}
-            problem = value_problem(fields[key], value)
-            if problem is not None:
-                raise ConfigError(f"{source}: '{dotted}' {problem}")
-            setattr(obj, key, value)
-    check = getattr(obj, "check", None)
-    if check is not None and prefix:
-        check(prefix.removesuffix("."), source)
-
-
-def _not_above(obj: Any, small: str, big: str, key: str, source: str) -> None:
-    if getattr(obj, small) > getattr(obj, big):
-        raise ConfigError(
-            f"{source}: '{key}.{small}' ({getattr(obj, small)}) must not be above '{key}.{big}' "
-            f"({getattr(obj, big)})"
-        )
-
-
-def set_key(cfg: Config, dotted: str, value: Any, source: str) -> None:
-    """Set one dotted key with the same checks as the file layer."""
-    *parents, last = dotted.split(".")
-    data: dict[str, Any] = {last: value}
-    for part in reversed(parents):
-        data = {part: data}
-    apply_mapping(cfg, data, source)
-
-
-def coerce(value: Any, tp: Any, key: str, source: str) -> Any:
-    """Check `value` against type `tp`; return it (ints are accepted where floats are expected)."""
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        for arg in args:
-            try:
-                return coerce(value, arg, key, source)
-            except ConfigError:
-                continue
-        raise ConfigError(f"{source}: '{key}' must be {_type_name(tp)}, got {_describe(value)}")
-    if tp is type(None):
-        if value is None:
-            return None
-    elif origin is Literal:
-        if value in args:
-            return value
-        choices = ", ".join(repr(a) for a in args)
-        raise ConfigError(f"{source}: '{key}' must be one of {choices}, got {_describe(value)}")
-    elif tp is bool:
-        if isinstance(value, bool):
-            return value
-    elif tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    elif tp is str:
-        if isinstance(value, str):
-            return value
-    elif origin is list:
-        if isinstance(value, list):
-            return [coerce(v, args[0], f"{key}[{i}]", source) for i, v in enumerate(value)]
-    elif origin is dict:
-        if isinstance(value, dict):
-            return {k: _coerce_item(v, args[1], f"{key}.{k}", source) for k, v in value.items()}
-    elif tp is Any:
-        return value
-    elif dataclasses.is_dataclass(tp):
-        return _coerce_item(value, tp, key, source)
-    raise ConfigError(f"{source}: '{key}' must be {_type_name(tp)}, got {_describe(value)}")
-
-
-def _coerce_item(value: Any, tp: Any, key: str, source: str) -> Any:
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise ConfigError(f"{source}: '{key}' must be an object, got {_describe(value)}")
-        item = tp()
-        apply_mapping(item, value, source, key + ".")
-        return item
-    return coerce(value, tp, key, source)
-
-
-def from_env(cfg: Config, key: str, raw: str, var: str) -> Any:
-    """An environment variable's text as the value of `key` (a boolean from 1/0, true/false, ...)."""
-    section, name = key.split(".")
-    tp = field_types(type(getattr(cfg, section)))[name]
-    if tp is bool:
-        if raw.strip().lower() in _TRUE | _FALSE:
-            return raw.strip().lower() in _TRUE
-        raise ConfigError(f"environment variable {var}: must be 1/0 or true/false, got {raw!r}")
-    return raw
-
-
-def _type_name(tp: Any) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
-    if tp in names:
-        return names[tp]
-    if tp is type(None):
-        return "null"
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
-    if origin is list:
-        return f"a list of {_type_name(typing.get_args(tp)[0]).removeprefix('a ').removeprefix('an ')}s"
-    if origin is dict or dataclasses.is_dataclass(tp):
-        return "an object"
-    return str(tp)
-
-
-def _describe(value: Any) -> str:
-    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list"}
-    kind = {**kinds, dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
-    shown = json.dumps(value)[:60] if not isinstance(value, (dict, list)) else ""
-    return f"{kind} {shown}".strip()
 
 
 def to_dict(cfg: Config) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The tools wing: the tool definitions (the single source of truth), their validation, and the
 built-in tools (read, write, edit, exec) behind one ToolExecutor.
 
-Attributes load lazily: `tools.definitions` is pure data that `config_rules` and the parser read, so
+Attributes load lazily: `tools.definitions` is pure data that `config.rules` and the parser read, so
 importing it must not pull in the executor (which imports `config`).
 """
 
