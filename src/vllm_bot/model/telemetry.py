@@ -111,7 +111,8 @@ Scraper = Callable[[], "ServerLoad | None"]
 
 
 class Telemetry:
-    """Per-session aggregation; `status_line()` for the UI, `summary()` for /tokens."""
+    """Per-session aggregation: a `TelemetryReported` per request (the footer shows it), `summary()`
+    for /tokens."""
 
     def __init__(
         self,
@@ -181,25 +182,6 @@ class Telemetry:
             self.emit(report(stats))
 
     # -- views ----------------------------------------------------------------------------------
-
-    def status_line(self) -> str:
-        """ "41.2 tok/s · first token 0.8 s · cache 78% · server busy: 3 requests waiting"."""
-        if self.waiting and self._load is not None:
-            return "waiting for the first token · " + self._load.explain()
-        if not self.turns:
-            return ""
-        last = self.turns[-1]
-        parts = []
-        if last.tokens_per_second is not None:
-            parts.append(f"{last.tokens_per_second:.1f} tok/s")
-        if last.first_token_seconds is not None:
-            parts.append(f"first token {last.first_token_seconds:.1f} s")
-        rate = self.cache_hit_rate
-        if rate is not None:
-            parts.append(f"cache {rate:.0%}")
-        if last.load is not None:
-            parts.append(last.load.explain())
-        return " · ".join(parts)
 
     @property
     def cache_hit_rate(self) -> float | None:
