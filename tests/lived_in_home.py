@@ -1,8 +1,9 @@
 """A home directory like a real user's, for the tests of config, paths, the sandbox, trust and the file
 tools (issue 32): a user config at its documented place, shell start-up files, ssh keys and
 `authorized_keys`, cloud and registry credentials in a dozen tools' usual places, a shell history, a
-git global config naming an fsmonitor and a hooks path, toolchains, a tmux server whose socket is
-under `~` (and one under /var/tmp), and workspaces at `~`, `~/proj` and `~/proj/sub`.
+git global config naming an fsmonitor and a hooks path, toolchains (`~/bin` on PATH, a conda), a tmux
+server whose socket is under `~` (and one under /var/tmp), and workspaces at `~`, `~/proj` and
+`~/proj/sub`.
 
 It lives under /var/tmp, not /tmp: inside the sandbox /tmp is private, and a real home is not there.
 `env` is the environment a process started "as the user" gets: HOME set, no XDG overrides (so the
@@ -79,6 +80,8 @@ def build_home(base: Path, config: dict | None = None) -> Home:
     _write(markers / "fsmonitor.sh", f"#!/bin/sh\ntouch {markers}/fsmonitor-ran\n", 0o755)
     _write(root / ".gitconfig", f"[core]\n\tfsmonitor = {markers}/fsmonitor.sh\n\thooksPath = {hook}\n")
     _write(root / ".local" / "bin" / "hello-tool", "#!/bin/sh\necho hello from a user tool\n", 0o755)
+    _write(root / "bin" / "backup", "#!/bin/sh\necho backing up\n", 0o755)  # a program on PATH
+    _write(root / "miniconda3" / "lib" / "python3.12" / "site-packages" / "tool.pth", "import site\n")
     _write(root / "notes.txt", "my notes\n")
     for ws in (home.proj, home.sub, home.elsewhere):
         ws.mkdir(parents=True, exist_ok=True)
@@ -88,7 +91,7 @@ def build_home(base: Path, config: dict | None = None) -> Home:
     subprocess.run([*GIT, "-C", str(home.proj), "commit", "-qm", "init", "--no-verify"], check=True,
                    env=_git_env(home))  # fmt: skip
     home.env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
-    home.env.update(HOME=str(root), PATH=f"{root}/.local/bin:{os.environ.get('PATH', '')}")
+    home.env.update(HOME=str(root), PATH=f"{root}/.local/bin:{root}/bin:{os.environ.get('PATH', '')}")
     home.env.pop("VLLM_BOT_TRUST_PROJECT", None)
     home.env.pop("DEBUG", None)
     _start_tmux(home.tmux_home_socket)

@@ -49,6 +49,10 @@ TABLE = [
     ("a note in $HOME", "notes.txt", False, False),
     ("a new file at the top of $HOME", "new-top.txt", None, False),
     ("a new file in ~/proj", "proj/new-in-proj.txt", None, True),
+    # toolchains under $HOME: commands see them read-only, so the file tools never change them either
+    # (at `~` too, where they are inside the workspace); reading differs by place, so it is not asked
+    ("a program on PATH", "bin/backup", None, False),
+    ("a conda's site-packages", "miniconda3/lib/python3.12/site-packages/tool.pth", None, False),
 ]
 # What differs where: the workspace outside $HOME has no repository; at `~` the dot entries at the
 # top of $HOME (the project config and .mcp.json among them) are out of reach, `~/notes.txt` is in.

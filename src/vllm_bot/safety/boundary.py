@@ -47,7 +47,7 @@ PROJECT_CONFIG = f"{STATE_DIR_NAME}/config.json"
 INSTRUCTIONS = "AGENTS.md"  # steers every later session in this folder
 RuleName = Literal[
     "outside-workspace", "hidden", "home-dotfiles", "git-internals", "agent-state", "agent-config",
-    "agent-instructions", "read-only", "home-top",
+    "agent-instructions", "read-only", "home-top", "toolchain",
 ]  # fmt: skip
 Effect = Literal["deny", "ask", "ask-unless-full-auto"]
 
@@ -134,6 +134,9 @@ class Boundary:
             return Rule("home-top", "deny", self.home, "work inside a folder of the home directory")
         if self.workspace_read_only:
             return Rule("read-only", "deny", self.workspace, "plan mode is on: present the plan first")
+        toolchain = self.read_only_shown(real)
+        if toolchain is not None:
+            return Rule("toolchain", "deny", toolchain, "the user can change it themselves")
         guarded = _within(real, self.guarded) or _named_inside(real, _within(real, self.roots))
         if guarded is not None and guarded.name == STATE_DIR_NAME:
             if real == guarded / "config.json":
@@ -146,6 +149,15 @@ class Boundary:
         if real.name == INSTRUCTIONS:
             return Rule("agent-instructions", "ask-unless-full-auto", real, "the user can allow it")
         return None
+
+    def read_only_shown(self, real: Path) -> Path | None:
+        """The show-list folder that keeps `real` read-only inside a root at or above $HOME (the
+        sandbox mounts the show-list over such a root; a root inside $HOME is mounted over it)."""
+        shown = _within(real, [p for p in self.shown if p.is_relative_to(self.home)])
+        if shown is None or self.home == Path("/"):
+            return None
+        inner = [r for r in self.roots if not self.home.is_relative_to(r)]
+        return None if _within(real, inner) is not None else shown
 
     def agent_files(self) -> list[Path]:
         """The files in the workspace that configure the agent (whether they exist or not)."""
