@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..config.statedir import STATE_DIR_NAME
 from ..history.safegit import GIT_ERRORS, GitMissing, GitPlace, GitRunner, base_env, find_user_repo, run_git
+from ..history.snapshot import nested_exclusions
 
 _REPO_LOCKS: dict[Path, threading.Lock] = {}  # `git worktree add/remove` of one repository, one at a time
 _LOCKS_LOCK = threading.Lock()
@@ -63,7 +64,10 @@ class Copy:
         if self.place is None:
             return None
         git(self.place, "read-tree", "HEAD", index=index)
-        git(self.place, "add", "-A", index=index)
+        # never into a nested repository or submodule: git would run `git status` in it, under a
+        # config the agent may have written
+        outside = nested_exclusions(GitRunner(self.place), self.place.work_tree, index)
+        git(self.place, "add", "-A", "--", *outside, index=index)
         return git(self.place, "write-tree", index=index).strip()
 
     def changes(self, index: Path) -> str:

@@ -17,6 +17,7 @@ import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..safety.sandbox.paths import nested_repositories
 from .gitrepo import GitRepo
@@ -61,15 +62,13 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     left_out = [path for path, _ in big] + new_junk(repo, index, untracked)
     pathspec = [*repo.add_scope(), *(f":(exclude,literal){path}" for path in left_out)]
     skipped = tuple(f"{path} ({size // 2**20} MB, over git.max_file_mb)" for path, size in big)
+    pathspec += nested_exclusions(repo, repo.top, index)
     try:
         repo.run("add", "-A", "--ignore-errors", "--", *pathspec, index=index)
     except GitFailed as e:
-        empty = [f":(exclude,literal){path}" for path in empty_repositories(repo.top)]
         if UNREADABLE_MARK in e.stderr:
             names = [ln.split("'")[1] for ln in e.stderr.splitlines() if UNREADABLE_MARK in ln and "'" in ln]
             skipped += tuple(f"{name} (unreadable)" for name in names)
-        elif empty:  # `git init sub` without a commit: git cannot add it; skipped like any nested one
-            repo.run("add", "-A", "--ignore-errors", "--", *pathspec, *empty, index=index)
         else:
             # The index is only our cache: a copied index git cannot use (split index, newer format)
             # or a lock left by a killed run. Rebuild it from nothing once; a second failure is real.
@@ -79,29 +78,20 @@ def write_tree(repo: GitRepo, index: Path) -> tuple[str, tuple[str, ...]]:
     return repo.run("write-tree", index=index).strip(), skipped
 
 
-def empty_repositories(top: Path) -> list[str]:
-    """Nested repositories below `top` whose HEAD names no commit yet (read from their files: no git is
-    run in a repository the model may have made), relative to `top`."""
-    found = []
-    for folder in nested_repositories(top)[0]:
-        head = folder / ".git" / "HEAD"
-        try:
-            ref = head.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
-            continue  # a `.git` file (a worktree, a submodule) or no HEAD: not an empty repository
-        name = ref.removeprefix("ref:").strip()
-        if ref.startswith("ref:") and not (folder / ".git" / name).exists() and not _packed(folder, name):
-            found.append(os.path.relpath(folder, top))
-    return found
-
-
-def _packed(folder: Path, ref: str) -> bool:
+def nested_exclusions(repo: Any, top: Path, index: Path) -> list[str]:
+    """Pathspecs that keep `git add -A` out of every nested repository below `top`: those in its
+    folders (a model may have made one; found from their files) and the gitlinks `index` holds
+    (submodules). git checks a gitlink for changes by running `git status` inside it, under that
+    repository's own config, whose filters and hooks would run outside the sandbox. A nested
+    repository is never part of a snapshot; a new one past the scan's limit is added as a gitlink,
+    which runs nothing, and excluded from then on."""
     try:
-        return any(
-            line.endswith(" " + ref) for line in (folder / ".git" / "packed-refs").read_text().splitlines()
-        )
-    except OSError:
-        return False
+        staged = repo.run("ls-files", "--stage", "-z", index=index) if index.exists() else ""
+    except GitFailed:  # an index git cannot read: `add` fails too and rebuilds it, gitlinks gone
+        staged = ""
+    links = [entry.split("\t", 1)[1] for entry in staged.split("\0") if entry.startswith("160000 ")]
+    found = [os.path.relpath(folder, top) for folder in nested_repositories(top)[0]]
+    return [f":(exclude,literal){path}" for path in dict.fromkeys([*links, *found])]
 
 
 def large_new_files(repo: GitRepo, untracked: list[str]) -> list[tuple[str, int]]:
