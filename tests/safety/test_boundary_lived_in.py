@@ -194,6 +194,31 @@ def test_checks_of_batch_run_in_the_sandbox(lived_in: Home, tmp_path: Path):
     assert not marker.exists(), proc.stdout + proc.stderr
     check_log = next((tmp_path / "out" / "tasks").glob("*/check.log")).read_text()
     assert CANARY not in check_log and "Read-only file system" in check_log, check_log
+    assert "bwrap" not in check_log, check_log  # the check ran, and its write was refused
+
+
+def test_batch_of_a_repository_under_home_runs_its_commands(lived_in: Home, tmp_path: Path):
+    """A task's copy of ~/proj is a git worktree whose git dir is ~/proj/.git/worktrees/NAME, under the
+    hidden $HOME: every command, the check too, failed with `bwrap: Can't mkdir parents for
+    ~/proj/.git/worktrees/...: Read-only file system` (found by a red-team run). The git dirs are
+    shown read-only: git reads the history, a commit is refused."""
+    tasks = tmp_path / "tasks.jsonl"
+    line = {
+        "id": "t1",
+        "workspace": str(lived_in.proj),
+        "task": "look",
+        "check": "git log --oneline | grep init",
+    }
+    tasks.write_text(json.dumps(line) + "\n")
+    look = "git log --oneline; git commit --allow-empty -qm x 2>/dev/null || echo commit-refused"
+    script = [Reply(calls=[Call("exec", {"command": look})]), Reply(content="looked")]
+    with FakeVLLM(script) as server:
+        proc = run_cli(lived_in, lived_in.proj, "batch", str(tasks), "--output-dir", str(tmp_path / "out"),
+                       "--base-url", server.base_url)  # fmt: skip
+        server.assert_done()
+        result = tool_results(server)[0]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "init" in result and "commit-refused" in result and "bwrap" not in result, result
 
 
 def test_check_files_go_in_through_no_link_the_model_left(lived_in: Home, tmp_path: Path):

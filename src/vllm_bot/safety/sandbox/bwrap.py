@@ -118,9 +118,14 @@ class Sandbox:
             a for p in self.boundary.shown if p.is_relative_to("/tmp") for a in ("--ro-bind", str(p), str(p))
         ]
         roots = list(self.boundary.roots)
-        args += self._home_and_roots_args(roots)
         git_args, read_only_git = self._git_args(roots)
-        args += git_args
+        # a git dir under the hidden $HOME outside the roots (a batch copy's worktree of ~/proj) is
+        # bound before $HOME turns read-only: bwrap makes its mount point there
+        home = self.boundary.home
+        binds = [git_args[i : i + 3] for i in range(0, len(git_args), 3)]
+        in_home = [b for b in binds if Path(b[2]).is_relative_to(home) and not _inside(Path(b[2]), roots)]
+        args += self._home_and_roots_args(roots, [a for b in in_home for a in b])
+        args += [a for b in binds if b not in in_home for a in b]
         args += self._protect_args(roots, read_only_git)
         args += self._hide_args()
         self.problems += self._lasting
@@ -177,13 +182,14 @@ class Sandbox:
             args += ["--ro-bind", str(resolv.parent), str(resolv.parent)]  # DNS for sandbox.network
         return args
 
-    def _home_and_roots_args(self, roots: list[Path]) -> list[str]:
-        """$HOME hidden but for the show-list (read-only) and the roots (read-write); for a root at or
-        above $HOME, its entries at the top of $HOME too, but not the dot entries."""
+    def _home_and_roots_args(self, roots: list[Path], git_in_home: list[str]) -> list[str]:
+        """$HOME hidden but for the show-list (read-only), the roots (read-write) and the roots' git
+        dirs under it (`git_in_home`: their bind arguments); for a root at or above $HOME, its entries
+        at the top of $HOME too, but not the dot entries."""
         home = self.boundary.home
         bind = "--ro-bind" if self.boundary.workspace_read_only else "--bind"  # plan mode: a kernel fact
         if home == Path("/") or not home.is_dir():
-            return [arg for root in roots for arg in (bind, str(root), str(root))]
+            return [arg for root in roots for arg in (bind, str(root), str(root))] + git_in_home
         outer = [root for root in roots if _inside(home, [root])]
         args = [arg for root in outer for arg in (bind, str(root), str(root))]
         args += ["--tmpfs", str(home)]
@@ -192,7 +198,7 @@ class Sandbox:
         for shown in (p for p in self.boundary.shown if p.is_relative_to(home)):
             args += ["--ro-bind-try", str(shown), str(shown)]
         args += [arg for root in roots if root not in outer for arg in (bind, str(root), str(root))]
-        return [*args, "--remount-ro", str(home)]
+        return [*args, *git_in_home, "--remount-ro", str(home)]
 
     def _git_args(self, roots: list[Path]) -> tuple[list[str], list[Path]]:
         """The repositories' git dirs read-only (or, with sandbox.git_writable, `.git` pinned in place),
