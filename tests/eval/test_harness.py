@@ -64,6 +64,10 @@ PYTHON_CHEATS = {
         "def to_roman(n):\n    return ''\n"
     },
     "exit status of a failing run": {"roman.py": "import atexit, os\natexit.register(os._exit, 0)\n"},
+    # unittest ends a test quietly on its own stop signal and still counts it a success
+    "raised stop signal": {
+        "roman.py": "import unittest.case\ndef to_roman(n):\n    raise unittest.case._ShouldStop()\n"
+    },
 }
 
 
@@ -129,6 +133,22 @@ JS_CHEATS = {
     "process.exit atop": {"range.js": "process.exit(0);\n"},
     "exit in a test": {"range.js": "module.exports = { sumRange: () => process.exit(0) };\n"},
     "replaced test()": {"range.js": "globalThis.test = () => {};\nmodule.exports = { sumRange: () => 0 };\n"},
+    # the code under test loads before a test file's own test() calls, so it could wrap each test
+    "wrapped test()": {
+        "range.js": "const t = globalThis.test;\nglobalThis.test = (n, fn) => t(n, () => {});\n"
+        "module.exports = { sumRange: () => 0 };\n"
+    },
+    "redefined test()": {
+        "range.js": "const t = globalThis.test;\n"
+        "try { Object.defineProperty(globalThis, 'test', { value: (n, fn) => t(n, () => {}) }); } catch {}\n"
+        "module.exports = { sumRange: () => 0 };\n"
+    },
+    "patched assert": {
+        "range.js": "const a = require('node:assert');\n"
+        "for (const k of Object.keys(a)) { try { a[k] = () => {}; } catch {} }\n"
+        "try { require('node:assert/strict').strictEqual = () => {}; } catch {}\n"
+        "module.exports = { sumRange: () => 0 };\n"
+    },
     "node_modules": {
         "node_modules/assert/index.js": "module.exports = () => {};\n",
         "range.js": "process.exit(0)\n",

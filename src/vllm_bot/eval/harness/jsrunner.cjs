@@ -20,9 +20,21 @@ const files = JSON.parse(input.slice(firstLine + 1));
 const workspace = fs.realpathSync(process.cwd());
 const tests = [];
 
-globalThis.test = (name, fn) => {
-  tests.push({ name: String(name), fn });
-};
+// `test` cannot be replaced or wrapped by the code under test (which loads before a file's own
+// test() calls), and the assert modules cannot be changed: either made an unsolved task pass.
+Object.defineProperty(globalThis, "test", {
+  value: (name, fn) => {
+    tests.push({ name: String(name), fn });
+  },
+  writable: false,
+  configurable: false,
+});
+for (const name of ["node:assert", "node:assert/strict"]) {
+  const assert = require(name);
+  Object.freeze(assert);
+  Object.freeze(assert.AssertionError);
+  Object.freeze(assert.AssertionError.prototype);
+}
 
 for (const file of files) {
   const filename = path.join(workspace, file.path);

@@ -12,6 +12,7 @@ runner). Standard library only.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -25,19 +26,40 @@ RESULT = "@@vllm-bot-eval"
 
 
 class CountingResult(unittest.TextTestResult):
-    """Counts the tests that passed (a test whose subtests failed is not called a success)."""
+    """Counts the tests that passed: called a success by unittest (a test whose subtests failed is not)
+    and whose method returned. unittest alone can be fooled from the code under test: a raised
+    `unittest.case._ShouldStop` ends the method and unittest still calls the test a success."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.passed = 0
+        self.returned: set[int] = set()  # id() of the tests whose method returned
 
     def addSuccess(self, test: unittest.TestCase) -> None:
         super().addSuccess(test)
-        self.passed += 1
+        self.passed += id(test) in self.returned
+
+
+def note_returns(suite: unittest.TestSuite, returned: set[int]) -> None:
+    """Wrap each test's method so that `returned` gets the test's id() when the method returns."""
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            note_returns(test, returned)
+            continue
+        method = getattr(test, test._testMethodName)
+
+        @functools.wraps(method)  # keeps expectedFailure's and skip's marks
+        def noted(*args: Any, _method: Any = method, _test: Any = test, **kwargs: Any) -> Any:
+            value = _method(*args, **kwargs)
+            returned.add(id(_test))
+            return value
+
+        setattr(test, test._testMethodName, noted)
 
 
 GUARDED = (
     unittest.TestCase,
+    vars(unittest.case)["_Outcome"],  # decides what ends a test (not in the type stubs)
     unittest.TestSuite,
     unittest.TestResult,
     unittest.TextTestResult,
@@ -90,7 +112,15 @@ def main() -> None:
     workspace = os.path.realpath(os.getcwd())
     isolate(workspace)
     suite, _ = load(files, workspace)
-    runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2, resultclass=CountingResult)
+    returned: set[int] = set()
+    note_returns(suite, returned)
+
+    def counting(*args: Any, **kwargs: Any) -> CountingResult:
+        result = CountingResult(*args, **kwargs)
+        result.returned = returned
+        return result
+
+    runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2, resultclass=counting)
     result = runner.run(suite)
     changed = [cls.__name__ for cls in GUARDED if dict(vars(cls)) != before[cls]]
     if sys.modules.get("unittest") is not unittest:
