@@ -126,6 +126,22 @@ def changes_since_trusted(workspace: Path, files: list[str], entry: dict[str, An
     return lines
 
 
+def _files_run(workspace: Path, server: Any) -> list[str]:
+    """The files inside `workspace` one stdio server's command and arguments name, relative to it."""
+    if not isinstance(server, dict) or not isinstance(server.get("command"), str):
+        return []
+    cwd = server.get("cwd")
+    base = workspace / cwd if isinstance(cwd, str) else workspace
+    found = []
+    for word in [server["command"], *(server.get("args") or [])]:
+        if not isinstance(word, str) or not word or "\0" in word:
+            continue
+        path = Path(os.path.realpath(base / word))  # an absolute word stays itself
+        if path.is_relative_to(workspace) and path != workspace and path.is_file():
+            found.append(str(path.relative_to(workspace)))
+    return found
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -153,6 +169,20 @@ class TrustRequest:
     def keys(self) -> list[str]:
         return [key for keys in self.settings.values() for key in keys]
 
+    def programs(self) -> list[str]:
+        """Files inside the workspace that its MCP servers run, relative to it: the command, or an
+        argument naming a file (`python3 tools/server.py`). They run outside the sandbox with the
+        user's rights, so trusting the settings trusts these files as they are; a change asks again
+        (code they import is not followed)."""
+        ws = self.workspace.resolve()
+        found: list[str] = []
+        for keys in self.settings.values():
+            for key, value in keys.items():
+                servers = value.values() if key == "mcp.servers" and isinstance(value, dict) else [value]
+                if key == "mcp.servers" or key.startswith(("mcp.servers.", "mcpServers.")):
+                    found += [p for server in servers for p in _files_run(ws, server) if p not in found]
+        return found
+
     def question(self) -> list[str]:
         """The lines shown before the yes/no question: every setting in full, long ones wrapped (the
         user approves exactly what runs), the repository's text escaped (it cannot move the cursor)."""
@@ -162,6 +192,9 @@ class TrustRequest:
             for key, value in keys.items():
                 shown = f"{label}: {key} = {json.dumps(value, ensure_ascii=False)}"
                 lines += SETTING_WRAP.wrap(safe_text(shown, keep_newlines=False))
+        for program in self.programs():
+            shown = f"runs {program} from the workspace, trusted as it is now (a change asks again)"
+            lines += SETTING_WRAP.wrap(safe_text(shown, keep_newlines=False))
         for change in self.changes:
             lines += SETTING_WRAP.wrap(safe_text(change, keep_newlines=False))
         lines.append(
@@ -227,10 +260,12 @@ class TrustPolicy:
         merged: dict[str, Any] = {}
         for label, keys in request.settings.items():
             merged.update({f"{label}:{key}": value for key, value in keys.items()})
+        programs = request.programs()
+        merged.update({f"file:{name}": file_digest(request.workspace / name) for name in programs})
         digest = fingerprint(merged)
         if self.store.is_trusted(request.workspace, digest):
             return "trusted"
-        files = list(request.settings)
+        files = [*request.settings, *programs]
         request.changes = changes_since_trusted(request.workspace, files, self.store.entry(request.workspace))
         if self.explicit:
             return "trusted for this run"
