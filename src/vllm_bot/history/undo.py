@@ -150,8 +150,9 @@ def restore(
 
 
 def _checkout(store: CheckpointStore, index: Path, paths: list[str]) -> None:
+    top = store.repo.top
     for path in paths:
-        _clear_empty_dir(store.repo.top / path)
+        _clear_empty_dir(top / path, top)
     for i in range(0, len(paths), CHUNK):
         store.repo.run("checkout-index", "-f", "-q", "--", *paths[i : i + CHUNK], index=index)
 
@@ -222,9 +223,13 @@ def _prune_empty_dirs(folder: Path, stop: Path) -> None:
         folder = folder.parent
 
 
-def _clear_empty_dir(path: Path) -> None:
-    """An empty directory left where a file comes back (only empty ones: see blocked_paths)."""
+def _clear_empty_dir(path: Path, top: Path) -> None:
+    """An empty directory left where a file comes back (only empty ones: see blocked_paths). Never
+    through a folder on the way that is now a symlink (it could lead out of the workspace; git's
+    checkout replaces it)."""
     if path.is_symlink() or not path.is_dir():
+        return
+    if any((top / folder).is_symlink() for folder in path.relative_to(top).parents if folder != Path(".")):
         return
     try:
         for root, dirs, _files in os.walk(path, topdown=False):
