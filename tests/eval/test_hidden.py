@@ -130,11 +130,25 @@ def test_from_an_editable_install_in_home(tmp_path):
 def wheel(tmp_path_factory):
     if not WHOLE_SUITE:
         pytest.skip("builds a wheel (~10 s): CI runs it")
-    dist = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-        check=True, capture_output=True, timeout=600,
+    dist, source = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("source")
+    # built from a copy of the files git tracks: a build in the checkout writes its build/ and
+    # egg-info there, where CI's background `pip install -e` (the Ray venv) writes them too
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for name in filter(None, listed.stdout.split("\0")):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
     [built] = dist.glob("*.whl")
     names = zipfile.ZipFile(built).namelist()
     assert "tests/eval/solutions.yaml" not in names and not [n for n in names if n.endswith("solutions.yaml")]
