@@ -159,6 +159,23 @@ def test_remember_falls_back_to_the_exact_line_for_open_ended_commands(line: str
     assert grants.lines == {line} and not grants.commands
 
 
+@pytest.mark.parametrize(
+    ("granted", "fine", "line"),
+    [("sort a.txt", "sort -r b.txt", "sort -o main.py /dev/null"),
+     ("sort a.txt", "sort -r b.txt", "sort -S 1k --compress-program=sh <<< $'touch x'"),
+     ("git diff", "git diff HEAD~1", "git diff --output=a.txt"),
+     ("xxd a.txt", "xxd b.txt", "xxd a.txt main.py"),
+     ("rg TODO", "rg FIXME src", "rg --pre rm . victim.py")],
+)  # fmt: skip
+def test_a_grant_for_a_read_only_program_covers_only_its_read_only_uses(granted: str, fine: str, line: str):
+    """In ask mode an "always" for `sort a.txt` granted `sort`; a later `sort -o FILE` or
+    `--compress-program=sh` ran unasked, writing or running a shell (found by a red-team run)."""
+    grants = Grants()
+    assert remember(grants, call("exec", command=granted), mode="ask").startswith("commands starting")
+    assert decide(call("exec", command=fine), "ask", grants, sandboxed=True).decision == "allow"
+    assert decide(call("exec", command=line), "ask", grants, sandboxed=True).decision == "ask"
+
+
 def test_remember_unsandboxed_grants_only_the_exact_line():
     grants = Grants()
     remember(grants, call("exec", command="pytest -q"), sandboxed=False)

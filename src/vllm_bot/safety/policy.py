@@ -236,10 +236,16 @@ def _covered_by_prefixes(line: ShellLine, prefixes: set[str], *, read_only_free:
 
 
 def _granted(part: SimpleCommand, prefixes: set[str]) -> bool:
+    """Whether a granted prefix covers `part`. A prefix granted for a read-only program (`sort`, `git
+    diff`, `xxd`, `rg`) covers only its read-only uses: `sort -o FILE`, `sort --compress-program=sh`,
+    `git diff --output=FILE` still ask, as they would without the grant."""
     if _grantable_prefix(part) is None:
         return False
     words = [w.text for w in part.words]
-    return any(words[: len(p.split())] == p.split() for p in prefixes)
+    matched = [p for p in prefixes if words[: len(p.split())] == p.split()]
+    if not matched:
+        return False
+    return why_part_not_read_only(part) is None or any(why_line_not_read_only(as_line(p)) for p in matched)
 
 
 def _grantable_prefix(part: SimpleCommand) -> str | None:
