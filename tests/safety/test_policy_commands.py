@@ -57,6 +57,9 @@ TABLE = [
     ("sed -n '1,40p' src/app.py", RO),
     ("sed -n '/class/,/^$/p' src/app.py", RO),
     ("sed 's/foo/bar/g' a.txt", RO),
+    ("sed -n '/[0-9]/p' a.txt", RO),
+    ("sed 's/[^]/]/X/' a.txt", RO),
+    ("sed 's/[[:alpha:]/]/X/g' a.txt", RO),
     ("awk '{print $1}' access.log", RO),
     ("awk -F: '{ n++ } END { print n }' /etc/passwd", RO),
     ("jq .name package.json", RO),
@@ -230,6 +233,13 @@ TABLE = [
     ("sed -ni 'p' a.txt", ASK),
     ("sed 's/a/b/w out.txt' a.txt", ASK),
     ("sed 's/a/id/e' a.txt", ASK),
+    # the delimiter inside a bracket expression does not end the field (found by a red-team run)
+    ("sed 's/[/]/#/e'", ASK),
+    ("sed 's/[/]/#/w main.py'", ASK),
+    ("sed 's|[|]|x|e' a.txt", ASK),
+    ("sed -n '/[/]/w out' a.txt", ASK),
+    ("sed 's/[[:alpha:]/]/X/w f' a.txt", ASK),
+    ("sed 's/[\\/]/X/' a.txt", ASK),  # a backslash in a bracket: sed versions differ
     ("sed '1e id' a.txt", ASK),
     ("sed -f script.sed a.txt", ASK),
     ("sed 'w /tmp/x' a.txt", ASK),

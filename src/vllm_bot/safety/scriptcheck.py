@@ -14,6 +14,9 @@ import re
 _SED_FLAGS = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "--separate", "-z",
               "--null-data", "-u", "--unbuffered", "--posix", "--debug", "--sandbox"}  # fmt: skip
 _SED_SIMPLE = set("pPdDqQ=lLnNgGhHxzF{}")
+# `[`, then `^` and `]` that stay literal, then classes ([:alpha:], [=a=], [.a.]) or characters but a
+# backslash, up to the closing `]`
+_SED_BRACKET = re.compile(r"\[\^?\]?(?:\[([:=.]).*?\1\]|[^\]\\\n])*\]")
 _SED_SUBSTITUTE_FLAGS = re.compile(r"[gpiImM0-9]*")
 _SED_LABEL = re.compile(r"[ \t]*[A-Za-z0-9_.-]*")
 _SED_EXIT_CODE = re.compile(r"[ \t]*\d*")
@@ -99,7 +102,7 @@ class _SedScanner:
         c = self._peek()
         self.i += 1
         if c in "sy":
-            self._delimited(2)
+            self._delimited(2, regex=c == "s")
             if c == "s":
                 flags = _SED_SUBSTITUTE_FLAGS.match(self.s, self.i)
                 self.i = flags.end() if flags else self.i
@@ -123,24 +126,37 @@ class _SedScanner:
         elif c == "/" or c == "\\":
             if c == "\\":
                 self.i += 1
-            self._delimited(1)
+            self._delimited(1, regex=True)
             while self._peek() in ("I", "M"):
                 self.i += 1
         elif required:
             raise ValueError("has an incomplete address range")
 
-    def _delimited(self, parts: int) -> None:
-        """A delimiter and `parts` fields ended by it (backslash escapes the next character)."""
+    def _delimited(self, parts: int, regex: bool = False) -> None:
+        """A delimiter and `parts` fields ended by it (backslash escapes the next character). With
+        `regex` the first field is a regular expression, where the delimiter is an ordinary character
+        inside a bracket expression: sed reads `s/[/]/#/w FILE` as a `w` flag after `#`."""
         delimiter = self._peek()
         if delimiter in ("", "\n", "\\"):
             raise ValueError("has a bad delimiter")
         self.i += 1
-        for _ in range(parts):
+        for field in range(parts):
             while self.i < len(self.s) and self.s[self.i] != delimiter:
+                if regex and field == 0 and self.s[self.i] == "[":
+                    self._bracket()
+                    continue
                 self.i += 2 if self.s[self.i] == "\\" else 1
             if self.i >= len(self.s):
                 raise ValueError("is not terminated")
             self.i += 1
+
+    def _bracket(self) -> None:
+        """Past a bracket expression (`[/]`, `[^]a]`, `[[:alpha:]/]`); one with a backslash in it is
+        refused, as sed versions differ in reading it."""
+        end = _SED_BRACKET.match(self.s, self.i)
+        if end is None:
+            raise ValueError("has a bracket expression it cannot read")
+        self.i = end.end()
 
     def _peek(self) -> str:
         return self.s[self.i] if self.i < len(self.s) else ""
