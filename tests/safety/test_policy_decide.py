@@ -353,3 +353,12 @@ def test_grant_scope_changes_no_grants_and_names_what_it_covers():
     assert str(grant_scope(exec_call, mode="ask")) == "commands starting with `git status`, `pytest`"
     assert str(grant_scope(exec_call, sandboxed=False)) == "exactly `git status && pytest -q`"
     assert str(grant_scope(WRITE)) == "every write call"
+
+
+def test_an_external_tool_granted_earlier_asks_again_in_plan_mode():
+    """An MCP tool granted "always" before /plan ran unasked while the plan waited for approval (found
+    by a red-team review): in plan mode it asks, whatever was granted."""
+    grants = Grants()
+    remember(grants, EXTERNAL)
+    assert decide(EXTERNAL, "auto-edit", grants).decision == "allow"
+    assert decide(EXTERNAL, "plan", grants).decision == "ask"

@@ -23,6 +23,8 @@ from vllm_bot.ui.display import (
     diff_lines,
     fold_head,
     fold_tail,
+    format_arguments,
+    printable_markdown,
     safe_text,
     split_diff,
 )
@@ -41,6 +43,11 @@ from vllm_bot.ui.status import StatusLine, short_count
         ("c1 \x9b control", "c1 \\x9b control"),
         ("line1\nline2\tx", "line1\nline2\tx"),
         ("héllo wörld 日本", "héllo wörld 日本"),
+        # invisible in a terminal (found by a red-team run): tag characters, a Hangul filler, the
+        # line separator
+        ("rm\U000e0020x", "rm\\U000e0020x"),
+        ("a\u3164b", "a\\u3164b"),
+        ("a\u2028b", "a\\u2028b"),
     ],
 )
 def test_safe_text_escapes_control_bidi_and_invisible_characters(raw, shown):
@@ -394,3 +401,18 @@ def test_doctor_lines_wrap_under_their_detail_column():
     assert wrapped[3].startswith(" " * 35) and wrapped[3][35] != " "
     assert " ".join(w.strip() for w in wrapped[:2]) == row.strip()  # nothing lost or changed
     assert wrap_hanging("short line", 120) == "short line"
+
+
+def test_the_models_markdown_reaches_the_terminal_escaped():
+    """rich's Markdown passes ESC through: `\x1b[8m` in an answer or a plan hid the text after it."""
+    stream = MarkdownStream()
+    stream.feed("shown \x1b[8mhidden\x1b[0m\r\n\n")
+    assert stream.take_done() == "shown \\x1b[8mhidden\\x1b[0m\n\n"
+    assert printable_markdown("plan \x1b[2J") == "plan \\x1b[2J"
+
+
+def test_arguments_in_a_question_show_every_key():
+    """A long first value hid the `path` and `content` after it (the first 400 characters only)."""
+    shown = format_arguments({"title": "x" * 1000, "path": "/etc/passwd", "content": "evil"})
+    assert '"path": "/etc/passwd"' in shown and '"content": "evil"' in shown
+    assert "(602 more characters not shown)" in shown

@@ -113,6 +113,9 @@ def decide(
         if mode == "plan":
             return _decide_plan(line, sandboxed, workspace)
         return _decide_exec(call.name, line, mode, grants, sandboxed, workspace)
+    if mode == "plan":  # an MCP tool runs outside the sandbox and may change anything: an earlier
+        # "always" for it does not hold while the plan waits for approval
+        return Verdict("ask", f"plan mode: {call.name} is an external tool that may change things")
     if mode == "full-auto":
         return Verdict("allow", "full-auto mode")
     if call.name in grants.tools:

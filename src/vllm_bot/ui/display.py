@@ -190,6 +190,13 @@ class TailBuffer:
         return shown, max(0, total - len(shown))
 
 
+def printable_markdown(text: str) -> str:
+    """The model's Markdown as the terminal may get it: rich's Markdown passes ESC and the other
+    controls through, so they are escaped (an answer or a plan cannot move the cursor or hide a
+    line); carriage returns go."""
+    return safe_text(text.replace("\r", ""))
+
+
 class MarkdownStream:
     """Streamed Markdown split into finished blocks (safe to print for good) and the growing tail.
 
@@ -206,7 +213,7 @@ class MarkdownStream:
         self._line = ""  # the current incomplete line
 
     def feed(self, text: str) -> None:
-        for piece in text.splitlines(keepends=True):
+        for piece in printable_markdown(text).splitlines(keepends=True):
             self._line += piece
             if not self._line.endswith("\n"):
                 continue
@@ -277,5 +284,12 @@ def clip(text: str, width: int, more: str = "") -> str:
 
 
 def format_arguments(arguments: dict[str, Any], width: int = 400) -> str:
-    shown = json.dumps(arguments, ensure_ascii=False, indent=2)
-    return safe_text(shown if len(shown) <= width else shown[:width] + "\n…")
+    """Every argument on lines of its own, each value clipped to `width` characters with what was
+    left out said: a long first value cannot hide the ones after it from an approval question."""
+    lines = []
+    for key, value in arguments.items():
+        shown = json.dumps(value, ensure_ascii=False, indent=2)
+        if len(shown) > width:
+            shown = f"{shown[:width]}… ({len(shown) - width:,} more characters not shown)"
+        lines.append(f"{json.dumps(key, ensure_ascii=False)}: {shown}")
+    return safe_text("\n".join(lines))

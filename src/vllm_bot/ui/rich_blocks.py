@@ -27,6 +27,7 @@ from .approval_prompt import (
     typed_answer,
 )
 from .banner import HINT, SHORT_HINT, BannerInfo, may_shorten, menu_rows
+from .display import printable_markdown
 from .plan_prompt import CHOSEN as PLAN_CHOSEN
 from .plan_prompt import MENU as PLAN_MENU
 from .plan_prompt import QUESTION as PLAN_QUESTION
@@ -62,7 +63,7 @@ def choose_plan(ui: Any, plan: str) -> PlanChoice:
     """The model's plan, rendered, then: approve (auto-edit or ask) or keep planning with a comment."""
     ui._end_reply()
     ui._print(Text("? ", style="bold yellow") + Text("The plan", style="bold"))
-    ui._print(Padding(Markdown(plan), (0, 0, 0, 2)))
+    ui._print(Padding(Markdown(printable_markdown(plan)), (0, 0, 0, 2)))
     if ui.read_key is None:
         return plan_choice(_typed(ui.ask))
     for line in PLAN_MENU:

@@ -51,6 +51,7 @@ from .display import (
     diff_lines,
     fold_head,
     output_rows,
+    printable_markdown,
     result_body,
     result_lines,
     safe_text,
@@ -343,7 +344,7 @@ class RichUI:
         """Where a resumed conversation left off, its answers rendered as Markdown."""
         for part in parts:
             if part.markdown:
-                self._print(Padding(Markdown(part.text), (0, 0, 0, 2)))
+                self._print(Padding(Markdown(printable_markdown(part.text)), (0, 0, 0, 2)))
             else:
                 self.say(part.text)
 
