@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vllm_bot.config import ConfigError, load_config
+from vllm_bot.config import ConfigError, GitConfig, load_config
 from vllm_bot.config.layers import defaults_file, origin, project_summary, user_config_path
 from vllm_bot.config.trust import TrustPolicy, TrustStore
 from vllm_bot.ui.trust_prompt import ask_trust
@@ -80,11 +80,16 @@ def test_an_untrusted_project_cannot_weaken_safety(tmp_path):
 def test_an_untrusted_project_cannot_keep_files_out_of_the_snapshots(tmp_path):
     """Undo restores what snapshots hold: a repository may not narrow them before it is trusted."""
     ws = tmp_path / "ws"
-    put(ws / ".vllm-bot" / "config.json", {"git": {"private_excludes": ["*"], "max_file_mb": 1}})
+    config = {"git": {"private_excludes": ["*"], "max_file_mb": 1, "keep_sessions": 0}}
+    put(ws / ".vllm-bot" / "config.json", config)
     cfg = load_config(env={}, workspace=ws, trust=TrustPolicy())
     assert "*" not in cfg.git.private_excludes and cfg.git.max_file_mb == 50
+    # keep_sessions 0 pruned the checkpoints of every earlier session (found by a red-team run)
+    assert cfg.git.keep_sessions == GitConfig().keep_sessions
     [warning] = cfg.provenance.warnings
-    assert "git.private_excludes" in warning and "git.max_file_mb" in warning
+    assert (
+        "git.private_excludes" in warning and "git.max_file_mb" in warning and "git.keep_sessions" in warning
+    )
 
 
 def test_trust_is_asked_once_remembered_and_asked_again_when_the_settings_change(tmp_path):

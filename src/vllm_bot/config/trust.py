@@ -41,6 +41,7 @@ SAFETY_KEYS = (
     "git.checkpoints",  # the snapshots undo needs
     "git.private_excludes",  # untracked files they leave out ("*" would leave out every one)
     "git.max_file_mb",  # and by size (1 would leave out most)
+    "git.keep_sessions",  # how many sessions keep their checkpoints (0 would prune the ones before)
     "git.auto_commit",  # commits in the user's repository
 )
 
