@@ -40,7 +40,7 @@ MAY_IMPORT = {
     "model": {"parsing"},
     "agent": {"model", "tools"},
     "history": {"safety"},
-    "mcp": {"tools"},
+    "mcp": {"tools", "safety"},  # safety: the PATH its stdio servers start with (host_search_path)
     "doctor": {"model", "parsing", "tools", "mcp", "safety"},
     "testing": set(),
     "ui": {"agent", "history", "safety", "tools", "mcp", "doctor", "model", "parsing"},

@@ -172,10 +172,24 @@ def _apply_project(cfg: Config, workspace: Path, env: Mapping[str, str], trust: 
         if name == MCP_JSON:
             names = [safe_text(key.removeprefix(f"{CLAUDE_KEY}."), keep_newlines=False) for key in risky]
             note = f"servers {', '.join(names)}: {state}" if names else "no servers"
-        apply_layer(cfg, data, path, f"project {name}")
+        apply_layer(cfg, _in_workspace(data), path, f"project {name}")
         cfg.provenance.files.append((f"project {name}", path, note))
     if state == "not trusted":
         cfg.provenance.warnings.append(TrustRequest(workspace, settings).ignored_warning())
+
+
+def _in_workspace(data: dict[str, Any]) -> dict[str, Any]:
+    """A project's own stdio servers run in the workspace (`cwd` "." unless they name one); the
+    user's run in our state directory unless theirs names one: started in the workspace, `npx PKG`
+    or `python -m MODULE` would run a copy the model wrote there."""
+    servers = (data.get("mcp") or {}).get("servers")
+    if not isinstance(servers, dict):
+        return data
+    data = copy.deepcopy(data)
+    for server in data["mcp"]["servers"].values():
+        if isinstance(server, dict) and server.get("command") is not None and server.get("cwd") is None:
+            server["cwd"] = "."
+    return data
 
 
 def origin(cfg: Config, dotted: str) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextvars
 import os
 import re
-import shutil
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -35,6 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from ..config.statedir import is_stand_in
+from ..safety.sandbox.paths import host_which
 
 GIT_TIMEOUT = 600.0  # a planted FIFO in an include.path must not hang the agent
 LIST_TIMEOUT = 30.0
@@ -144,7 +144,7 @@ def _load_gitpython() -> ModuleType:
     with _LOADING:
         if _gitpython is not None:
             return _gitpython
-        program = shutil.which("git")
+        program = host_which("git")
         if program is None:
             raise GitMissing("git is not on PATH")
         saved = {name: os.environ.pop(name) for name in _PYTHON_ENV if name in os.environ}

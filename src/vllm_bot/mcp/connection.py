@@ -16,6 +16,8 @@ from typing import Any, TextIO
 
 from .. import __version__
 from ..config import McpServerConfig
+from ..config.statedir import user_state_dir
+from ..safety.sandbox.paths import host_search_path
 from .logs import CLIENT_MARK
 from .screen import Rejected, ToolScreen
 
@@ -75,8 +77,13 @@ async def open_client(
         params = StdioServerParameters(
             command=config.command,
             args=list(config.args),
-            env={k: expand(v, f"{key}.env.{k}") for k, v in config.env.items()} or None,
-            cwd=str(workspace / config.cwd) if config.cwd else str(workspace),
+            # and PATH without relative entries or ones in the workspace (`./node_modules/.bin`)
+            env={"PATH": host_search_path([workspace])}
+            | {k: expand(v, f"{key}.env.{k}") for k, v in config.env.items()},
+            # the user's own servers start in our state directory, not in the workspace: there
+            # `npx PKG` or `python -m MODULE` would find a copy the model wrote (the project's
+            # servers name the workspace as their `cwd`: config/layers.py)
+            cwd=str(workspace / config.cwd) if config.cwd else str(user_state_dir()),
         )
         # The server's stderr goes to a log file, not over our terminal; failures quote its tail.
         transport = watched(stdio_client(params, errlog=errlog), hooks)

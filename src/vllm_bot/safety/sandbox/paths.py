@@ -11,6 +11,8 @@ us. What is hidden is the boundary's business (safety/boundary.py).
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -96,3 +98,26 @@ def nested_repositories(root: Path, limit: int = SCAN_LIMIT) -> tuple[list[Path]
             found.append(Path(folder))
         dirnames[:] = [name for name in dirnames if name not in SCAN_SKIP]
     return found, False
+
+
+def host_search_path(inside: Sequence[Path] = ()) -> str:
+    """`PATH` for the programs the agent starts on the host (bubblewrap, git, MCP servers): only
+    absolute entries, none inside the current directory or `inside` (a workspace). An entry such as
+    `./node_modules/.bin`, or an empty one, would find a program the model planted in the workspace."""
+    try:
+        here = [Path.cwd().resolve(), *(p.resolve() for p in inside)]
+    except OSError:  # the current directory was removed
+        here = [p.resolve() for p in inside]
+    kept = []
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = Path(os.path.realpath(entry))
+        if not any(real == h or real.is_relative_to(h) for h in here) and entry not in kept:
+            kept.append(entry)
+    return os.pathsep.join(kept)
+
+
+def host_which(program: str, inside: Sequence[Path] = ()) -> str | None:
+    """`shutil.which` over `host_search_path`: never a program from the workspace."""
+    return shutil.which(program, path=host_search_path(inside))

@@ -7,7 +7,6 @@ fails is reported with bwrap's own message and the fix, never papered over.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import cgroup, kernelfs, seccomp
 from vllm_bot.safety.sandbox.limits import describe_limits
+from vllm_bot.safety.sandbox.paths import host_which
 
 DOCS = "docs/sandbox.md"
 ENV_LAYER = "environment from an allowlist (secrets not passed)"
@@ -74,7 +74,7 @@ def probe(config: SandboxConfig) -> SandboxStatus:
     if config.mode == "off":
         off = SandboxStatus("off", False, [ENV_LAYER], f"sandbox.mode is off: {UNSANDBOXED}")
         return _limited(config, off)
-    path = shutil.which(os.path.expanduser(config.bwrap))
+    path = host_which(os.path.expanduser(config.bwrap))
     if path is None:
         problem = f"bubblewrap ({config.bwrap}) is not installed"
         fix = f"install it with `sudo apt-get install bubblewrap` (see {DOCS})"
