@@ -22,7 +22,10 @@ REDACTED = "***REDACTED***"
 class Trace:
     def __init__(self, path: Path, secrets: list[str] | None = None) -> None:
         self.path = path
-        self._secrets = [s for s in (secrets or []) if s and s != "EMPTY" and len(s) >= 4]
+        kept = [s for s in (secrets or []) if s and s != "EMPTY" and len(s) >= 4]
+        # as the JSON line spells each (a `"` or `\\` in a key is escaped there), longest first
+        spelled = {json.dumps(s, ensure_ascii=False)[1:-1] for s in kept} | set(kept)
+        self._secrets = sorted(spelled, key=len, reverse=True)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file: TextIO | None = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()  # /metrics is read from a timer thread
