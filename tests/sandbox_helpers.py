@@ -24,6 +24,13 @@ STATUS = probe(SandboxConfig())
 needs_bwrap = pytest.mark.skipif(
     not STATUS.active, reason=f"bubblewrap cannot run on this machine: {STATUS.warning}"
 )
+_PACKAGE = Path(vllm_bot.__file__).resolve().parent
+# An unprivileged uid's sandbox mounts the agent's own package (hidden eval data in it) by its path: a
+# checkout in a folder other users cannot enter (`mktemp -d` makes one, mode 700) fails there.
+needs_package_others_can_enter = pytest.mark.skipif(
+    not all(os.stat(p).st_mode & 0o001 for p in _PACKAGE.parents if p != Path("/")),
+    reason=f"the agent's package {_PACKAGE} is in a folder other users cannot enter",
+)
 CANARY = "canary-3f9c1d7e-secret"
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"]
 

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import STATUS, Layout, child_env, needs_bwrap, run
+from sandbox_helpers import STATUS, Layout, child_env, needs_bwrap, needs_package_others_can_enter, run
 
 from vllm_bot.config import SandboxConfig
 from vllm_bot.safety.sandbox import Sandbox
@@ -198,6 +198,7 @@ def test_allowed_work_still_runs_under_the_filter(layout: Layout, sandbox: Sandb
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become nobody")
+@needs_package_others_can_enter
 def test_an_ordinary_user_runs_commands_as_an_unprivileged_uid(layout: Layout):
     """Where the agent is not root, the command's uid on the host is the user's own: root-owned kernel
     files are read-only whatever the mounts. A sandbox of its own: the module's, used by root, holds

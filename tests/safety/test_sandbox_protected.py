@@ -19,6 +19,7 @@ from sandbox_helpers import (
     make_layout,
     manifest,
     needs_bwrap,
+    needs_package_others_can_enter,
     remove_layout,
     run,
 )
@@ -257,6 +258,7 @@ def test_commands_die_with_the_process_that_started_them(layout: Layout):
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to switch to nobody")
+@needs_package_others_can_enter
 def test_confinement_as_an_unprivileged_user(layout: Layout):
     for path in (layout.base, layout.home, layout.outside):
         path.chmod(0o755)
